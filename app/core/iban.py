@@ -1,0 +1,81 @@
+"""Offline IBAN validation and bank data (schwifty's registry)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schwifty import IBAN, registry
+from schwifty.exceptions import SchwiftyException
+
+from app.core.countries import country_name
+
+
+class IbanError(ValueError):
+    """An IBAN that fails offline validation; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class IbanInfo:
+    iban: str  # compact, upper case
+    formatted: str  # groups of four
+    country: str  # ISO 3166 alpha-2
+    bank_code: str
+    bic: str | None
+    bank: str | None
+    address: str | None
+    sepa: bool
+
+
+_MESSAGES = {
+    "InvalidChecksumDigits": "the check digits do not match: a character is mistyped",
+    "InvalidCountryCode": "it does not start with a known country code",
+    "InvalidLength": "it has the wrong length for its country",
+    "InvalidStructure": "its characters do not fit the format of its country",
+    "InvalidBBANChecksum": "the national check digits do not match: a character is mistyped",
+}
+
+
+def normalize(text: str) -> str:
+    return "".join(text.split()).upper()
+
+
+def validate(text: str) -> IbanInfo:
+    """Validate an IBAN offline; raises IbanError with a message naming what is wrong."""
+    compact = normalize(text)
+    if not compact:
+        raise IbanError("Invalid IBAN: it is empty")
+    if len(compact) > 34:
+        raise IbanError(f"Invalid IBAN {compact[:34]}…: longer than 34 characters")
+    if not compact.isascii() or not compact.isalnum():
+        raise IbanError(f"Invalid IBAN {compact}: only letters and digits are allowed")
+    try:
+        registry.get_iban_spec(compact[:2])
+    except (KeyError, SchwiftyException):
+        raise IbanError(f"Invalid IBAN {compact}: {_MESSAGES['InvalidCountryCode']}") from None
+    try:
+        iban = IBAN(compact)
+    except SchwiftyException as exc:
+        reason = _MESSAGES.get(type(exc).__name__, str(exc))
+        raise IbanError(f"Invalid IBAN {compact}: {reason}") from None
+    bank = iban.bank
+    bic = str(iban.bic) if iban.bic is not None else None
+    address = None
+    if bank is not None:
+        # The registry has no street address; its short name often carries the place.
+        short = bank.get("short_name") if isinstance(bank, dict) else bank.short_name
+        name = iban.bank_name
+        address = (
+            f"{short}, {country_name(iban.country_code)}"
+            if short and short != name
+            else country_name(iban.country_code)
+        )
+    return IbanInfo(
+        iban=compact,
+        formatted=iban.formatted,
+        country=iban.country_code,
+        bank_code=iban.bank_code,
+        bic=bic,
+        bank=iban.bank_name,
+        address=address,
+        sepa=bool(iban.in_sepa_zone),
+    )
