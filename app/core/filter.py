@@ -8,7 +8,7 @@ Grammar (``and`` binds tighter than ``or``; ``;`` is a synonym of ``and``)::
     condition := FIELD "[" OPERATOR "]" value
     value     := STRING | DATE | INTEGER          (range: value "," value)
 
-Strings are double-quoted; a double quote inside is written twice (``"say ""hi"""``).
+Strings are double-quoted; a double quote inside is written twice (for example ``"say ""hi"" now"``).
 Dates are ``yyyy-mm-dd``; integers are digits without thousand delimiters (optional ``-``).
 """
 

@@ -1,0 +1,1 @@
+"""Pure domain: no I/O, no Qt."""
