@@ -108,7 +108,7 @@ async def _read_body(request: Request) -> tuple[Any, str]:
 
 async def _read_multipart(request: Request) -> tuple[Any, str]:
     try:
-        form = await request.form(max_files=1, max_fields=2, max_part_size=MAX_ATTACHMENT_BYTES)
+        form = await request.form(max_files=2, max_fields=2, max_part_size=MAX_ATTACHMENT_BYTES)
     except Exception as exc:  # starlette raises several kinds for malformed multipart
         raise Refusal(f"The multipart body cannot be read: {exc}") from None
     metadata_part = form.get("metadata")

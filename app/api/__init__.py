@@ -1,0 +1,1 @@
+"""Async service layer over httpx: no Qt."""

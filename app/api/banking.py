@@ -1,0 +1,352 @@
+"""Every operation of the banking API, v1 and v2, as an async method."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from app.api import models as m
+from app.api.errors import InvalidInput, ResponseValidationError
+from app.api.transport import Transport
+from app.core import filter as flt
+from app.core.money import is_currency
+
+T = TypeVar("T")
+
+MAX_OFFSET = 2_147_483_647
+MAX_ID = 64
+
+CLIENT_FILTER_FIELDS: dict[str, flt.FieldType] = {
+    "email": str,
+    "contact_mobile_number": str,
+    "external_id": str,
+    "create_date": dt.date,
+}
+TRANSFER_FILTER_FIELDS: dict[str, flt.FieldType] = {"processing_date": dt.date}
+
+
+def _segment(name: str, value: str, limit: int = MAX_ID) -> str:
+    if not value:
+        raise InvalidInput(name, "must not be empty")
+    if len(value) > limit:
+        raise InvalidInput(name, f"at most {limit} characters")
+    return quote(value, safe="")
+
+
+def _page(offset: int, limit: int, filter_text: str | flt.Node | None,
+          fields: Mapping[str, flt.FieldType]) -> dict[str, str | int]:
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InvalidInput("offset", f"must be from 0 to {MAX_OFFSET}")
+    if not 1 <= limit <= 100:
+        raise InvalidInput("limit", "must be from 1 to 100")
+    params: dict[str, str | int] = {"offset": offset, "limit": limit}
+    if filter_text is not None and filter_text != "":
+        try:
+            node = flt.parse(filter_text) if isinstance(filter_text, str) else filter_text
+            flt.check_fields(node, fields)
+        except flt.FilterError as exc:
+            raise InvalidInput("filter", str(exc)) from None
+        params["filter"] = flt.to_string(node)
+    return params
+
+
+def _currency(value: str | None) -> str | None:
+    if value is not None and not is_currency(value):
+        raise InvalidInput("currency", f"{value!r} is not an ISO 4217 currency code")
+    return value
+
+
+class BankingClient:
+    """The banking API over one transport (one profile). Paths are v1 under /v1, v2 under /v2."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    # -- plumbing
+
+    async def _call(
+        self,
+        adapter: TypeAdapter[T],
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str | int] | None = None,
+        request_id: str | None = None,
+        secured: bool = True,
+        files: Mapping[str, tuple[str | None, bytes, str]] | None = None,
+    ) -> T:
+        response = await self.transport.request(
+            method, path, json_body=body, params=params, request_id=request_id,
+            secured=secured, files=files,
+        )
+        try:
+            return adapter.validate_json(response.content)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ResponseValidationError(
+                f"The answer to {method} {path} does not fit the contract: {where}: {first['msg']}",
+                status=response.status_code,
+                request_id=response.request.headers.get("x-request-id"),
+                method=method,
+                path=path,
+            ) from None
+
+    # -- service (no credentials)
+
+    async def healthcheck(self) -> m.ResultString:
+        return await self._call(_one(m.ResultString), "GET", "/v1/healthcheck", secured=False)
+
+    async def iban_check(self, iban: str) -> m.IbanBankData:
+        compact = "".join(iban.split()).upper()
+        return await self._call(
+            _one(m.IbanBankData), "GET", f"/v1/service/iban/{_segment('iban', compact, 34)}",
+            secured=False,
+        )
+
+    # -- clients v1
+
+    async def create_client(self, client: m.ClientCreate, *, request_id: str | None = None) -> m.Client:
+        return await self._call(
+            _one(m.Client), "POST", "/v1/clients", body=client.body(), request_id=request_id
+        )
+
+    async def list_clients(
+        self, *, offset: int = 0, limit: int = 20, filter: str | flt.Node | None = None
+    ) -> list[m.Client]:
+        params = _page(offset, limit, filter, CLIENT_FILTER_FIELDS)
+        return await self._call(_many(m.Client), "GET", "/v1/clients", params=params)
+
+    async def update_client(
+        self, client_id: str, update: m.ClientUpdate, *, request_id: str | None = None
+    ) -> m.Client:
+        path = f"/v1/clients/{_segment('clientId', client_id)}"
+        return await self._call(
+            _one(m.Client), "PUT", path, body=update.body(), request_id=request_id
+        )
+
+    # -- clients v2
+
+    async def create_client_v2(
+        self, client: m.ClientV2Create, *, request_id: str | None = None
+    ) -> m.ClientV2:
+        return await self._call(
+            _one(m.ClientV2), "POST", "/v2/clients", body=client.body(), request_id=request_id
+        )
+
+    async def list_clients_v2(
+        self, *, offset: int = 0, limit: int = 20, filter: str | flt.Node | None = None
+    ) -> list[m.ClientV2]:
+        params = _page(offset, limit, filter, CLIENT_FILTER_FIELDS)
+        return await self._call(_many(m.ClientV2), "GET", "/v2/clients", params=params)
+
+    async def update_client_v2(
+        self, client_id: str, update: m.ClientV2Update, *, request_id: str | None = None
+    ) -> m.ClientV2:
+        path = f"/v2/clients/{_segment('clientId', client_id)}"
+        return await self._call(
+            _one(m.ClientV2), "PUT", path, body=update.body(), request_id=request_id
+        )
+
+    async def nace_codes(self) -> list[m.NaceCodeEntry]:
+        return await self._call(_many(m.NaceCodeEntry), "GET", "/v2/nace-codes")
+
+    # -- accounts
+
+    def _account_path(self, client_id: str, account_id: str | None = None) -> str:
+        path = f"/v1/clients/{_segment('clientId', client_id)}/accounts"
+        if account_id is not None:
+            path += f"/{_segment('accountId', account_id)}"
+        return path
+
+    async def create_account(self, client_id: str, *, request_id: str | None = None) -> m.Account:
+        return await self._call(
+            _one(m.Account), "POST", self._account_path(client_id), request_id=request_id
+        )
+
+    async def list_accounts(self, client_id: str) -> list[m.Account]:
+        return await self._call(_many(m.Account), "GET", self._account_path(client_id))
+
+    async def get_account(self, client_id: str, account_id: str) -> m.Account:
+        return await self._call(_one(m.Account), "GET", self._account_path(client_id, account_id))
+
+    async def get_balance(
+        self, client_id: str, account_id: str, *, date: dt.date | None = None,
+        currency: str | None = None,
+    ) -> list[m.Balance]:
+        params: dict[str, str | int] = {}
+        if date is not None:
+            params["date"] = date.isoformat()
+        if _currency(currency):
+            params["currency"] = str(currency)
+        return await self._call(
+            _many(m.Balance), "GET", self._account_path(client_id, account_id) + "/balance",
+            params=params,
+        )
+
+    async def get_statement(
+        self, client_id: str, account_id: str, date_from: dt.date, date_to: dt.date,
+        *, currency: str | None = None,
+    ) -> list[m.StatementRecord]:
+        if date_from > date_to:
+            raise InvalidInput("date_from", f"{date_from} is after date_to {date_to}")
+        params: dict[str, str | int] = {
+            "date_from": date_from.isoformat(), "date_to": date_to.isoformat(),
+        }
+        if _currency(currency):
+            params["currency"] = str(currency)
+        return await self._call(
+            _many(m.StatementRecord), "GET",
+            self._account_path(client_id, account_id) + "/statement", params=params,
+        )
+
+    async def account_operation(
+        self, client_id: str, account_id: str, operation: str
+    ) -> m.ResultString:
+        if operation not in ("enable", "disable", "close"):
+            raise InvalidInput("operation", "must be one of enable, disable, close")
+        return await self._call(
+            _one(m.ResultString), "POST", self._account_path(client_id, account_id) + f"/{operation}"
+        )
+
+    # -- transfers
+
+    def _transfers(self, account_id: str, kind: str) -> str:
+        return f"/v1/accounts/{_segment('accountId', account_id)}/transfers/{kind}"
+
+    async def sepa_fee(self, account_id: str, parameters: m.SepaFeeParameters) -> m.FeeQuote:
+        return await self._call(
+            _one(m.FeeQuote), "POST", self._transfers(account_id, "sepa") + "/fee",
+            body={"parameters": parameters.body()},
+        )
+
+    async def create_sepa(
+        self, account_id: str, transfer: m.SepaTransferCreate, *, request_id: str | None = None
+    ) -> m.SepaTransfer:
+        return await self._call(
+            _one(m.SepaTransfer), "POST", self._transfers(account_id, "sepa"),
+            body=transfer.body(), request_id=request_id,
+        )
+
+    async def list_sepa(
+        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        filter: str | flt.Node | None = None,
+    ) -> list[m.SepaTransfer]:
+        return await self._call(
+            _many(m.SepaTransfer), "GET", self._transfers(account_id, "sepa"),
+            params=_transfer_query(id, offset, limit, filter),
+        )
+
+    async def world_currencies(self, account_id: str) -> m.CurrencyList:
+        return await self._call(
+            _one(m.CurrencyList), "GET", self._transfers(account_id, "world") + "/currencies"
+        )
+
+    async def world_fee(self, account_id: str, parameters: m.WorldFeeParameters) -> m.FeeQuote:
+        return await self._call(
+            _one(m.FeeQuote), "POST", self._transfers(account_id, "world") + "/fee",
+            body={"parameters": parameters.body()},
+        )
+
+    async def create_world(
+        self, account_id: str, transfer: m.WorldTransferCreate, *, request_id: str | None = None
+    ) -> m.WorldTransfer:
+        return await self._call(
+            _one(m.WorldTransfer), "POST", self._transfers(account_id, "world"),
+            body=transfer.body(), request_id=request_id,
+        )
+
+    async def list_world(
+        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        filter: str | flt.Node | None = None,
+    ) -> list[m.WorldTransfer]:
+        return await self._call(
+            _many(m.WorldTransfer), "GET", self._transfers(account_id, "world"),
+            params=_transfer_query(id, offset, limit, filter),
+        )
+
+    async def internal_fee(
+        self, account_id: str, parameters: m.InternalFeeParameters
+    ) -> m.FeeQuote:
+        return await self._call(
+            _one(m.FeeQuote), "POST", self._transfers(account_id, "internal") + "/fee",
+            body={"parameters": parameters.body()},
+        )
+
+    async def create_internal(
+        self, account_id: str, transfer: m.InternalTransferCreate, *, request_id: str | None = None
+    ) -> m.InternalTransfer:
+        return await self._call(
+            _one(m.InternalTransfer), "POST", self._transfers(account_id, "internal"),
+            body=transfer.body(), request_id=request_id,
+        )
+
+    async def list_internal(
+        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        filter: str | flt.Node | None = None,
+    ) -> list[m.InternalTransfer]:
+        return await self._call(
+            _many(m.InternalTransfer), "GET", self._transfers(account_id, "internal"),
+            params=_transfer_query(id, offset, limit, filter),
+        )
+
+    # -- attachments
+
+    async def create_attachment(
+        self,
+        metadata: m.AttachmentMetadata,
+        content: bytes,
+        *,
+        filename: str = "document",
+        request_id: str | None = None,
+    ) -> m.AttachmentCreated:
+        if not content:
+            raise InvalidInput("file", "is empty")
+        if len(content) > MAX_ATTACHMENT_BYTES:
+            raise InvalidInput("file", "larger than the 10 MiB limit")
+        files = {
+            # no filename: metadata is a JSON field part, not a file
+            "metadata": (None, json.dumps(metadata.body()).encode(), "application/json"),
+            "file": (filename, content, "application/octet-stream"),
+        }
+        return await self._call(
+            _one(m.AttachmentCreated), "POST", "/v1/attachments", files=files,
+            request_id=request_id,
+        )
+
+
+MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
+
+
+def _transfer_query(
+    transfer_id: str | None, offset: int, limit: int, filter: str | flt.Node | None
+) -> dict[str, str | int]:
+    params = _page(offset, limit, filter, TRANSFER_FILTER_FIELDS)
+    if transfer_id:
+        if len(transfer_id) > MAX_ID:
+            raise InvalidInput("id", f"at most {MAX_ID} characters")
+        params["id"] = transfer_id
+    return params
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@cache
+def _one(model: type[M]) -> TypeAdapter[M]:
+    return TypeAdapter(model)
+
+
+@cache
+def _many(model: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]

@@ -1,0 +1,91 @@
+"""Typed errors of the service layer: one root, a subclass per meaning."""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """A call that did not succeed. Carries what the error table needs to show it."""
+
+    status: int | None = None
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        failure_message: str | None = None,
+        error_id: str | None = None,
+        title: str | None = None,
+        request_id: str | None = None,
+        method: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+        self.failure_message = failure_message
+        self.error_id = error_id
+        self.title = title
+        self.request_id = request_id
+        self.method = method
+        self.path = path
+
+    @property
+    def has_error_body(self) -> bool:
+        """Whether the service answered with the contract's error body."""
+        return self.failure_message is not None and self.error_id is not None
+
+
+class BadRequest(ApiError):
+    status = 400
+
+
+class Unauthorized(ApiError):
+    status = 401
+
+
+class RequestTimeout(ApiError):
+    """408 after every automatic retry with the same x-request-id: try again later."""
+
+    status = 408
+
+
+class ServerError(ApiError):
+    """Any 5xx."""
+
+
+class UnexpectedStatus(ApiError):
+    """A status the contract does not declare (403, 404, 429, a proxy's 502 page, ...)."""
+
+
+class ApiConnectionError(ApiError):
+    """No answer: refused, reset or dropped connection, TLS failure."""
+
+
+class ApiTimeoutError(ApiConnectionError):
+    """No answer in time."""
+
+
+class ResponseValidationError(ApiError):
+    """An answer that does not fit the contract (not JSON, missing or malformed fields)."""
+
+
+class InvalidInput(ValueError):
+    """Input refused before anything is sent; ``field`` names what is wrong."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}" if field else problem)
+
+
+def error_for_status(status: int) -> type[ApiError]:
+    if status == 400:
+        return BadRequest
+    if status == 401:
+        return Unauthorized
+    if status == 408:
+        return RequestTimeout
+    if 500 <= status <= 599:
+        return ServerError
+    return UnexpectedStatus
