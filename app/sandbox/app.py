@@ -108,24 +108,29 @@ async def _read_body(request: Request) -> tuple[Any, str]:
 
 async def _read_multipart(request: Request) -> tuple[Any, str]:
     try:
-        form = await request.form(max_files=2, max_fields=2, max_part_size=MAX_ATTACHMENT_BYTES)
+        # the context closes the spooled upload files
+        async with request.form(
+            max_files=2, max_fields=2, max_part_size=MAX_ATTACHMENT_BYTES
+        ) as form:
+            metadata_part = form.get("metadata")
+            file_part = form.get("file")
+            if metadata_part is None:
+                raise Refusal("metadata: is required")
+            if not isinstance(file_part, UploadFile):
+                raise Refusal("file: is required (a file part)")
+            if isinstance(metadata_part, UploadFile):
+                metadata_raw = await metadata_part.read()
+            else:
+                metadata_raw = metadata_part.encode()
+            content = await file_part.read(MAX_ATTACHMENT_BYTES + 1)
+    except Refusal:
+        raise
     except Exception as exc:  # starlette raises several kinds for malformed multipart
         raise Refusal(f"The multipart body cannot be read: {exc}") from None
-    metadata_part = form.get("metadata")
-    file_part = form.get("file")
-    if metadata_part is None:
-        raise Refusal("metadata: is required")
-    if not isinstance(file_part, UploadFile):
-        raise Refusal("file: is required (a file part)")
-    if isinstance(metadata_part, UploadFile):
-        metadata_raw = await metadata_part.read()
-    else:
-        metadata_raw = metadata_part.encode()
     try:
         metadata = json.loads(metadata_raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise Refusal(f"metadata: not valid JSON: {exc}") from None
-    content = await file_part.read(MAX_ATTACHMENT_BYTES + 1)
     if len(content) > MAX_ATTACHMENT_BYTES:
         raise Refusal("file: larger than the 10 MiB limit")
     if not content:

@@ -98,6 +98,8 @@ def _describe(error: ValidationError) -> str:
         return f"{where}must be {expected}"
     if kind == "format":
         return f"{where}must be a valid {value}"
+    if kind == "type" and error.instance is None:
+        return f"{where}is required and cannot be cleared with null"
     if kind == "type":
         return f"{where}must be of type {value if isinstance(value, str) else ' or '.join(value)}"
     if kind == "maxItems":

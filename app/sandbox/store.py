@@ -55,7 +55,7 @@ TRANSFER_FILTER_FIELDS: dict[str, flt.FieldType] = {"processing_date": dt.date}
 
 
 def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+    return dt.datetime.now(dt.UTC)
 
 
 def iso_seconds(moment: dt.datetime) -> str:

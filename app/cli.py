@@ -1,0 +1,132 @@
+"""The ``partner-desk`` command: the GUI by default, plus ``sandbox`` and ``iban``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+EXIT_INVALID_INPUT = 2
+EXIT_API_FAILURE = 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="partner-desk",
+        description="Partner Desk: the desktop client of the Partner Banking API. "
+        "Without a command it opens the window against the embedded sandbox.",
+    )
+    commands = parser.add_subparsers(dest="command")
+    sandbox = commands.add_parser("sandbox", help="run the embedded sandbox in the foreground")
+    sandbox.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")
+    sandbox.add_argument("--host", default="127.0.0.1")
+    sandbox.add_argument(
+        "--settle-seconds", type=float, default=2.0,
+        help="seconds before a transfer in progress becomes done (default 2)",
+    )
+    iban = commands.add_parser("iban", help="validate an IBAN and show the API's bank data")
+    iban.add_argument("iban", nargs="+", help="the IBAN; spaces are allowed")
+    iban.add_argument(
+        "--base-url", help="the API's address (without /v1); the embedded sandbox when omitted"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "sandbox":
+        return _sandbox(args.port, args.host, args.settle_seconds)
+    if args.command == "iban":
+        return _iban(" ".join(args.iban), args.base_url)
+    return _gui()
+
+
+def _sandbox(port: int, host: str, settle_seconds: float) -> int:
+    from app.sandbox.server import serve_forever
+
+    if not 0 <= port <= 65535:
+        print(f"partner-desk sandbox: --port must be from 0 to 65535, not {port}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    try:
+        serve_forever(
+            port, host=host, settle_seconds=settle_seconds,
+            announce=lambda line: print(line, flush=True),
+        )
+    except OSError as exc:
+        print(f"partner-desk sandbox: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
+    return 0
+
+
+def _iban(text: str, base_url: str | None) -> int:
+    from app.core.iban import IbanError, validate
+
+    try:
+        info = validate(text)
+    except IbanError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    print(f"IBAN      {info.formatted}")
+    print(f"Offline   valid; country {info.country}, bank code {info.bank_code}")
+    if base_url is None:
+        from app.sandbox.server import BackgroundSandbox
+
+        sandbox = BackgroundSandbox(demo_statement_records=0)
+        try:
+            return asyncio.run(_iban_check(info.iban, sandbox.start(), "embedded sandbox"))
+        finally:
+            sandbox.stop()
+    return asyncio.run(_iban_check(info.iban, base_url, base_url))
+
+
+async def _iban_check(iban: str, base_url: str, where: str) -> int:
+    from app.api.banking import BankingClient
+    from app.api.errors import ApiError
+    from app.api.transport import Profile, RetryPolicy, Transport
+
+    # the IBAN check is an open operation: no credentials are sent
+    profile = Profile(base_url=base_url, user="", password="", partner_code="partner-desk-cli")
+    client = BankingClient(Transport(profile, retry=RetryPolicy(attempts=2)))
+    try:
+        data = await client.iban_check(iban)
+    except ApiError as exc:
+        print(f"API check ({where}) failed: {_describe(exc)}", file=sys.stderr)
+        return EXIT_INVALID_INPUT if exc.status == 400 else EXIT_API_FAILURE
+    finally:
+        await client.aclose()
+    print(f"API check ({where})")
+    print(f"  BIC     {data.bic}")
+    print(f"  Bank    {data.bank}")
+    print(f"  Address {data.address}")
+    print(f"  Country {data.country}")
+    print(f"  SEPA    {'yes' if data.sepa else 'no'}")
+    return 0
+
+
+def _describe(error: object) -> str:
+    from app.api.errors import ApiError
+
+    assert isinstance(error, ApiError)
+    if error.has_error_body:
+        return f"{error.title}: {error.failure_message} (Error: {error.error_id})"
+    return str(error)
+
+
+def _gui() -> int:
+    from app.sandbox.server import BackgroundSandbox
+    from app.ui.app import run_gui
+
+    sandbox = BackgroundSandbox()
+
+    def start_sandbox() -> str:
+        return sandbox.start()
+
+    try:
+        return run_gui(start_sandbox)
+    finally:
+        sandbox.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

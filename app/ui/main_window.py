@@ -1,0 +1,167 @@
+"""The main window: connection status, service health and the IBAN lookup."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.banking import BankingClient
+from app.api.errors import ApiError, Unauthorized
+from app.api.transport import Exchange, Profile, Transport
+from app.ui.errors import ErrorPresenter
+from app.ui.iban_lookup import IbanLookupController, IbanLookupView
+from app.ui.tasks import TaskGroup
+
+# The embedded sandbox's documented demo credentials.
+SANDBOX_USER = "demo"
+SANDBOX_PASSWORD = "demo"  # noqa: S105 - the sandbox's published demo password
+SANDBOX_PARTNER_CODE = "partner-desk"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to reach the service: a name for the status bar and how to get its URL."""
+
+    name: str
+    start: Callable[[], str]  # blocking; run off the GUI thread
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, backend: Backend, *, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Partner Desk")
+        self.setObjectName("mainWindow")
+        self.backend = backend
+        self.tasks = TaskGroup()
+        self.presenter = ErrorPresenter(self)
+        self.client: BankingClient | None = None
+        self._settings = settings or QSettings("PartnerDesk", "PartnerDesk")
+        self.ready = asyncio.Event()
+
+        self.connection_label = QLabel(f"{backend.name}: starting…")
+        self.connection_label.setObjectName("connectionLabel")
+        self.health_label = QLabel("Health: unknown")
+        self.health_label.setObjectName("healthLabel")
+        self.signed_in_label = QLabel("Not signed in")
+        self.signed_in_label.setObjectName("signedInLabel")
+        self.check_button = QPushButton("Check health")
+        self.check_button.setEnabled(False)
+        self.check_button.clicked.connect(lambda: self.tasks.spawn(self.check_health()))
+
+        header = QHBoxLayout()
+        for widget in (self.connection_label, self.signed_in_label, self.health_label):
+            header.addWidget(widget)
+            header.addSpacing(24)
+        header.addStretch(1)
+        header.addWidget(self.check_button)
+
+        self.iban_view = IbanLookupView()
+        self.iban_view.setEnabled(False)
+        self.iban = IbanLookupController(self.iban_view, self._iban_check, self.presenter, self.tasks)
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addLayout(header)
+        layout.addWidget(self.iban_view, 1)
+        self.setCentralWidget(central)
+
+        self.request_id_label = QLabel("x-request-id: —")
+        self.request_id_label.setObjectName("requestIdLabel")
+        self.request_id_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.statusBar().addPermanentWidget(self.request_id_label)
+
+        refresh = QAction("Check health", self)
+        refresh.setShortcut(QKeySequence(Qt.Key.Key_F5))
+        refresh.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
+        self.addAction(refresh)
+
+        geometry = self._settings.value("main/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+        else:
+            self.resize(960, 600)
+
+    # -- start-up
+
+    async def connect_backend(self) -> None:
+        """Start the backend off the GUI thread, sign in and check the health."""
+        self.statusBar().showMessage(f"Starting {self.backend.name}…")
+        try:
+            url = await asyncio.get_running_loop().run_in_executor(None, self.backend.start)
+        except Exception as exc:  # a failed start is shown, never lost
+            self.connection_label.setText(f"{self.backend.name}: failed to start")
+            self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
+            self.ready.set()
+            return
+        profile = Profile(
+            base_url=url, user=SANDBOX_USER, password=SANDBOX_PASSWORD,
+            partner_code=SANDBOX_PARTNER_CODE,
+        )
+        transport = Transport(profile)
+        transport.add_listener(self._on_exchange)
+        self.client = BankingClient(transport)
+        self.connection_label.setText(f"{self.backend.name} ({url})")
+        self.iban_view.setEnabled(True)
+        self.check_button.setEnabled(True)
+        await self.sign_in()
+        await self.check_health()
+        self.statusBar().showMessage("Ready", 5000)
+        self.ready.set()
+
+    async def sign_in(self) -> None:
+        assert self.client is not None
+        user = self.client.transport.profile.user
+        try:
+            await self.client.list_clients(limit=1)
+        except Unauthorized as exc:
+            self.signed_in_label.setText("Sign-in refused")
+            self.presenter.show(exc)
+            return
+        except ApiError as exc:
+            self.signed_in_label.setText("Not signed in")
+            self.presenter.show(exc)
+            return
+        self.signed_in_label.setText(f"Signed in as {user}")
+
+    async def check_health(self) -> None:
+        if self.client is None:
+            return
+        self.health_label.setText("Health: checking…")
+        try:
+            result = await self.client.healthcheck()
+        except ApiError as exc:
+            self.health_label.setText(f"Health: unavailable ({exc})")
+            self.health_label.setStyleSheet("color: #b3261e;")
+            return
+        self.health_label.setText(f"Health: {result.result}")
+        self.health_label.setStyleSheet("color: #1b7f3b;")
+
+    async def _iban_check(self, iban: str):  # type: ignore[no-untyped-def]
+        assert self.client is not None
+        return await self.client.iban_check(iban)
+
+    def _on_exchange(self, exchange: Exchange) -> None:
+        self.request_id_label.setText(f"x-request-id: {exchange.request_id}")
+
+    # -- shutdown
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        self._settings.setValue("main/geometry", self.saveGeometry())
+        self.tasks.cancel_all()
+        super().closeEvent(event)
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()

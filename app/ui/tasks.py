@@ -1,0 +1,41 @@
+"""Running coroutines from Qt signal handlers on the qasync loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger("partner_desk.ui")
+
+
+class TaskGroup:
+    """Keeps references to running tasks (asyncio holds only weak ones) and never loses a
+    failure: an exception nobody handled goes to sys.excepthook, which shows it."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            sys.excepthook(type(error), error, error.__traceback__)
+
+    def cancel_all(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+    @property
+    def running(self) -> int:
+        return len(self._tasks)

@@ -1,0 +1,92 @@
+"""Shared fixtures: the real sandbox on loopback, a fast-retrying client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from app.api.banking import BankingClient
+from app.api.transport import Profile, RetryPolicy, Transport
+from app.sandbox.server import BackgroundSandbox
+from app.sandbox.store import Bank
+
+T = TypeVar("T")
+
+FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01)
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coroutine)
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[BackgroundSandbox]:
+    server = BackgroundSandbox(settle_seconds=0.3)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def sandbox_url(sandbox: BackgroundSandbox) -> str:
+    return sandbox.url
+
+
+@pytest.fixture
+def bank(sandbox: BackgroundSandbox) -> Bank:
+    return sandbox.bank
+
+
+@pytest.fixture
+def admin(sandbox_url: str) -> Iterator[httpx.Client]:
+    """Plain HTTP to the sandbox: its control endpoints and raw requests."""
+    with httpx.Client(base_url=sandbox_url, timeout=30) as client:
+        client.delete("/_sandbox/requests")
+        yield client
+        client.post("/_sandbox/faults", json={"count": 0, "mode": "before"})
+        client.post("/_sandbox/faults", json={"count": 0, "mode": "after"})
+
+
+def make_client(url: str, *, password: str = "demo", transport: httpx.AsyncBaseTransport | None = None,
+                retry: RetryPolicy = FAST_RETRY) -> BankingClient:
+    profile = Profile(base_url=url, user="demo", password=password, partner_code="PD-TEST")
+    return BankingClient(Transport(profile, retry=retry, transport=transport))
+
+
+def person_body(index: int = 1, **changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "first_name": "Eglė",
+        "last_name": f"Tester{index}",
+        "birth_date": "1988-04-12",
+        "email": f"egle.tester{index}@example.lt",
+        "contact_mobile_number": "+37061234567",
+        "external_id": f"T-{index}",
+        "address": {"street": "Vilniaus g. 1", "city": "Vilnius", "postal_code": "01101",
+                    "country": "LT"},
+        "tax_id": {"number": "38804120000", "country": "LT"},
+        "ip": "192.0.2.44",
+    }
+    body.update(changes)
+    return body
+
+
+def company_body(**changes: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "name": "Test Logistics UAB",
+        "registration_number": "305000111",
+        "incorporation_date": "2019-03-01",
+        "tax_id": {"number": "LT100000000111", "country": "LT"},
+        "nace_code": "49.41",
+        "registered_address": {"street": "Savanorių pr. 5", "city": "Kaunas",
+                               "postal_code": "44200", "country": "LT"},
+        "email": "office@testlogistics.example",
+        "contact_mobile_number": "+37037000000",
+        "website": "https://testlogistics.example",
+        "site_info": {"url": "https://testlogistics.example"},
+    }
+    body.update(changes)
+    return body

@@ -1,0 +1,209 @@
+"""Fault cases of the transport, with httpx.MockTransport."""
+
+import json
+
+import httpx
+import pytest
+
+from app.api import models as m
+from app.api.errors import (
+    ApiConnectionError,
+    ApiTimeoutError,
+    BadRequest,
+    InvalidInput,
+    RequestTimeout,
+    ResponseValidationError,
+    ServerError,
+    Unauthorized,
+    UnexpectedStatus,
+)
+from app.api.transport import Profile, RetryPolicy, Transport
+from tests.conftest import make_client, run
+
+ERROR = {"failure_message": "Bad things", "detail": {"error_id": "E-1", "title": "Oops"}}
+
+
+def recording(responses):
+    """A MockTransport answering from a list (callables raise), recording every request."""
+    seen: list[httpx.Request] = []
+    answers = list(responses)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return httpx.MockTransport(handler), seen
+
+
+def ok_client(n=1):
+    return httpx.Response(200, json={"id": f"C{n}", "client_type": "PERSON", "client": {
+        "first_name": "A", "last_name": "B", "birth_date": "1990-01-01", "email": "a@b.lt",
+        "contact_mobile_number": "+37060000000", "ip": "10.0.0.1",
+        "address": {"street": "s", "city": "c", "postal_code": "1", "country": "LT"},
+        "tax_id": {"number": "1", "country": "LT"}}})
+
+
+def person():
+    from tests.conftest import person_body
+
+    return m.build(m.ClientCreate, {"client": person_body()})
+
+
+def test_secured_call_carries_credentials_partner_code_and_request_id():
+    transport, seen = recording([ok_client()])
+    client = make_client("https://bank.example", transport=transport)
+    run(client.create_client(person(), request_id="action-1"))
+    request = seen[0]
+    assert request.url == "https://bank.example/v1/clients"
+    assert request.headers["x-partner-code"] == "PD-TEST"
+    assert request.headers["x-request-id"] == "action-1"
+    assert request.headers["authorization"] == "Basic ZGVtbzpkZW1v"
+    assert json.loads(request.content)["client"]["email"] == "egle.tester1@example.lt"
+    assert "create_date" not in json.loads(request.content)["client"]
+
+
+def test_open_operations_send_no_credentials_and_no_partner_code():
+    transport, seen = recording([httpx.Response(200, json={"result": "ok"})])
+    run(make_client("https://bank.example", transport=transport).healthcheck())
+    assert "authorization" not in seen[0].headers
+    assert "x-partner-code" not in seen[0].headers
+    assert len(seen[0].headers["x-request-id"]) <= 64
+
+
+def test_every_action_gets_a_fresh_request_id():
+    transport, seen = recording([ok_client(1), ok_client(2)])
+    client = make_client("https://bank.example", transport=transport)
+    run(client.create_client(person()))
+    run(client.create_client(person()))
+    ids = [r.headers["x-request-id"] for r in seen]
+    assert ids[0] != ids[1]
+    assert all(0 < len(i) <= 64 for i in ids)
+
+
+def test_408_is_retried_with_the_same_request_id_and_body():
+    transport, seen = recording([httpx.Response(408, json=ERROR), ok_client()])
+    client = make_client("https://bank.example", transport=transport)
+    result = run(client.create_client(person()))
+    assert result.id == "C1"
+    assert len(seen) == 2
+    assert seen[0].headers["x-request-id"] == seen[1].headers["x-request-id"]
+    assert seen[0].content == seen[1].content
+
+
+def test_408_exhausted_raises_request_timeout_with_the_body():
+    transport, seen = recording([httpx.Response(408, json=ERROR)] * 3)
+    client = make_client("https://bank.example", transport=transport)
+    with pytest.raises(RequestTimeout) as caught:
+        run(client.create_client(person(), request_id="keep-me"))
+    assert len(seen) == 3
+    assert {r.headers["x-request-id"] for r in seen} == {"keep-me"}
+    assert caught.value.error_id == "E-1"
+    assert caught.value.request_id == "keep-me"
+
+
+def test_connection_errors_are_retried_then_typed():
+    failure = httpx.ConnectError("refused")
+    transport, seen = recording([failure, failure, failure])
+    with pytest.raises(ApiConnectionError, match="Cannot reach"):
+        run(make_client("https://bank.example", transport=transport).healthcheck())
+    assert len(seen) == 3
+    transport, seen = recording([httpx.ReadTimeout("slow"), ok_client()])
+    assert run(make_client("https://bank.example", transport=transport).create_client(person())).id == "C1"
+    assert seen[0].headers["x-request-id"] == seen[1].headers["x-request-id"]
+
+
+def test_read_timeouts_exhausted_are_timeout_errors():
+    transport, _ = recording([httpx.ReadTimeout("slow")] * 3)
+    with pytest.raises(ApiTimeoutError):
+        run(make_client("https://bank.example", transport=transport).healthcheck())
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, BadRequest), (401, Unauthorized), (500, ServerError), (503, ServerError),
+     (404, UnexpectedStatus), (429, UnexpectedStatus)],
+)
+def test_status_maps_to_typed_error_with_error_body(status, kind):
+    transport, seen = recording([httpx.Response(status, json=ERROR)])
+    with pytest.raises(kind) as caught:
+        run(make_client("https://bank.example", transport=transport).list_clients())
+    error = caught.value
+    assert (error.status, error.failure_message, error.error_id, error.title) == (
+        status, "Bad things", "E-1", "Oops")
+    assert error.has_error_body
+    assert len(seen) == 1  # only 408 and connection errors are retried
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(502, text="<html><body>Bad gateway</body></html>",
+                       headers={"content-type": "text/html"}),
+        httpx.Response(500, content=b"{not json"),
+        httpx.Response(400, json={"message": "other shape"}),
+        httpx.Response(400, content=b""),
+    ],
+)
+def test_error_without_the_error_body_is_still_typed(response):
+    transport, _ = recording([response])
+    with pytest.raises((ServerError, BadRequest)) as caught:
+        run(make_client("https://bank.example", transport=transport).list_clients())
+    assert not caught.value.has_error_body
+    assert caught.value.status == response.status_code
+
+
+def test_success_with_invalid_json_or_wrong_shape_is_a_response_validation_error():
+    transport, _ = recording([httpx.Response(200, content=b"<html>")])
+    with pytest.raises(ResponseValidationError, match="does not fit the contract"):
+        run(make_client("https://bank.example", transport=transport).healthcheck())
+    transport, _ = recording([httpx.Response(200, json={"unexpected": 1})])
+    with pytest.raises(ResponseValidationError, match="result"):
+        run(make_client("https://bank.example", transport=transport).healthcheck())
+
+
+def test_bad_input_is_refused_before_sending():
+    transport, seen = recording([])
+    client = make_client("https://bank.example", transport=transport)
+    with pytest.raises(InvalidInput, match="^limit: must be from 1 to 100$"):
+        run(client.list_clients(limit=101))
+    with pytest.raises(InvalidInput, match="^offset"):
+        run(client.list_clients(offset=-1))
+    with pytest.raises(InvalidInput, match="^filter: .*position"):
+        run(client.list_clients(filter='email[eq]"x'))
+    with pytest.raises(InvalidInput, match="'phone' cannot be filtered"):
+        run(client.list_clients(filter='phone[eq]"x"'))
+    with pytest.raises(InvalidInput, match="^clientId: at most 64"):
+        run(client.list_accounts("x" * 65))
+    with pytest.raises(InvalidInput, match="^x-request-id: 1 to 64"):
+        run(client.create_client(person(), request_id="r" * 65))
+    assert seen == []
+
+
+def test_tls_verification_cannot_be_turned_off():
+    with pytest.raises(ValueError, match="TLS verification"):
+        Transport(Profile("https://bank.example", "u", "p", "PC", verify=False))
+
+
+def test_password_never_in_profile_repr():
+    profile = Profile("https://bank.example", "user", "s3cret", "PC")
+    assert "s3cret" not in repr(profile)
+
+
+def test_exchanges_are_reported_without_credentials():
+    transport, _ = recording([httpx.Response(408, json=ERROR), httpx.Response(200, json={"result": "ok"})])
+    client = make_client("https://bank.example", transport=transport)
+    seen = []
+    client.transport.add_listener(seen.append)
+    run(client.healthcheck())
+    assert [(e.method, e.path, e.status, e.attempt) for e in seen] == [
+        ("GET", "/v1/healthcheck", 408, 1), ("GET", "/v1/healthcheck", 200, 2)]
+    assert seen[0].request_id == seen[1].request_id
+    assert "demo" not in repr(seen)
+
+
+def test_retry_policy_backs_off_exponentially():
+    policy = RetryPolicy(backoff=0.5, max_backoff=1.5)
+    assert [policy.delay(i) for i in range(4)] == [0.5, 1.0, 1.5, 1.5]
