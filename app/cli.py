@@ -22,7 +22,9 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")
     sandbox.add_argument("--host", default="127.0.0.1")
     sandbox.add_argument(
-        "--settle-seconds", type=float, default=2.0,
+        "--settle-seconds",
+        type=float,
+        default=2.0,
         help="seconds before a transfer in progress becomes done (default 2)",
     )
     iban = commands.add_parser("iban", help="validate an IBAN and show the API's bank data")
@@ -50,7 +52,9 @@ def _sandbox(port: int, host: str, settle_seconds: float) -> int:
         return EXIT_INVALID_INPUT
     try:
         serve_forever(
-            port, host=host, settle_seconds=settle_seconds,
+            port,
+            host=host,
+            settle_seconds=settle_seconds,
             announce=lambda line: print(line, flush=True),
         )
     except OSError as exc:

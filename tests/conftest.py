@@ -51,8 +51,13 @@ def admin(sandbox_url: str) -> Iterator[httpx.Client]:
         client.post("/_sandbox/faults", json={"count": 0, "mode": "after"})
 
 
-def make_client(url: str, *, password: str = "demo", transport: httpx.AsyncBaseTransport | None = None,
-                retry: RetryPolicy = FAST_RETRY) -> BankingClient:
+def make_client(
+    url: str,
+    *,
+    password: str = "demo",
+    transport: httpx.AsyncBaseTransport | None = None,
+    retry: RetryPolicy = FAST_RETRY,
+) -> BankingClient:
     profile = Profile(base_url=url, user="demo", password=password, partner_code="PD-TEST")
     return BankingClient(Transport(profile, retry=retry, transport=transport))
 
@@ -65,8 +70,12 @@ def person_body(index: int = 1, **changes: Any) -> dict[str, Any]:
         "email": f"egle.tester{index}@example.lt",
         "contact_mobile_number": "+37061234567",
         "external_id": f"T-{index}",
-        "address": {"street": "Vilniaus g. 1", "city": "Vilnius", "postal_code": "01101",
-                    "country": "LT"},
+        "address": {
+            "street": "Vilniaus g. 1",
+            "city": "Vilnius",
+            "postal_code": "01101",
+            "country": "LT",
+        },
         "tax_id": {"number": "38804120000", "country": "LT"},
         "ip": "192.0.2.44",
     }
@@ -81,8 +90,12 @@ def company_body(**changes: Any) -> dict[str, Any]:
         "incorporation_date": "2019-03-01",
         "tax_id": {"number": "LT100000000111", "country": "LT"},
         "nace_code": "49.41",
-        "registered_address": {"street": "Savanorių pr. 5", "city": "Kaunas",
-                               "postal_code": "44200", "country": "LT"},
+        "registered_address": {
+            "street": "Savanorių pr. 5",
+            "city": "Kaunas",
+            "postal_code": "44200",
+            "country": "LT",
+        },
         "email": "office@testlogistics.example",
         "contact_mobile_number": "+37037000000",
         "website": "https://testlogistics.example",

@@ -39,8 +39,9 @@ def _segment(name: str, value: str, limit: int = MAX_ID) -> str:
     return quote(value, safe="")
 
 
-def _page(offset: int, limit: int, filter_text: str | flt.Node | None,
-          fields: Mapping[str, flt.FieldType]) -> dict[str, str | int]:
+def _page(
+    offset: int, limit: int, filter_text: str | flt.Node | None, fields: Mapping[str, flt.FieldType]
+) -> dict[str, str | int]:
     if not 0 <= offset <= MAX_OFFSET:
         raise InvalidInput("offset", f"must be from 0 to {MAX_OFFSET}")
     if not 1 <= limit <= 100:
@@ -86,8 +87,13 @@ class BankingClient:
         files: Mapping[str, tuple[str | None, bytes, str]] | None = None,
     ) -> T:
         response = await self.transport.request(
-            method, path, json_body=body, params=params, request_id=request_id,
-            secured=secured, files=files,
+            method,
+            path,
+            json_body=body,
+            params=params,
+            request_id=request_id,
+            secured=secured,
+            files=files,
         )
         try:
             return adapter.validate_json(response.content)
@@ -110,13 +116,17 @@ class BankingClient:
     async def iban_check(self, iban: str) -> m.IbanBankData:
         compact = "".join(iban.split()).upper()
         return await self._call(
-            _one(m.IbanBankData), "GET", f"/v1/service/iban/{_segment('iban', compact, 34)}",
+            _one(m.IbanBankData),
+            "GET",
+            f"/v1/service/iban/{_segment('iban', compact, 34)}",
             secured=False,
         )
 
     # -- clients v1
 
-    async def create_client(self, client: m.ClientCreate, *, request_id: str | None = None) -> m.Client:
+    async def create_client(
+        self, client: m.ClientCreate, *, request_id: str | None = None
+    ) -> m.Client:
         return await self._call(
             _one(m.Client), "POST", "/v1/clients", body=client.body(), request_id=request_id
         )
@@ -181,7 +191,11 @@ class BankingClient:
         return await self._call(_one(m.Account), "GET", self._account_path(client_id, account_id))
 
     async def get_balance(
-        self, client_id: str, account_id: str, *, date: dt.date | None = None,
+        self,
+        client_id: str,
+        account_id: str,
+        *,
+        date: dt.date | None = None,
         currency: str | None = None,
     ) -> list[m.Balance]:
         params: dict[str, str | int] = {}
@@ -190,24 +204,34 @@ class BankingClient:
         if _currency(currency):
             params["currency"] = str(currency)
         return await self._call(
-            _many(m.Balance), "GET", self._account_path(client_id, account_id) + "/balance",
+            _many(m.Balance),
+            "GET",
+            self._account_path(client_id, account_id) + "/balance",
             params=params,
         )
 
     async def get_statement(
-        self, client_id: str, account_id: str, date_from: dt.date, date_to: dt.date,
-        *, currency: str | None = None,
+        self,
+        client_id: str,
+        account_id: str,
+        date_from: dt.date,
+        date_to: dt.date,
+        *,
+        currency: str | None = None,
     ) -> list[m.StatementRecord]:
         if date_from > date_to:
             raise InvalidInput("date_from", f"{date_from} is after date_to {date_to}")
         params: dict[str, str | int] = {
-            "date_from": date_from.isoformat(), "date_to": date_to.isoformat(),
+            "date_from": date_from.isoformat(),
+            "date_to": date_to.isoformat(),
         }
         if _currency(currency):
             params["currency"] = str(currency)
         return await self._call(
-            _many(m.StatementRecord), "GET",
-            self._account_path(client_id, account_id) + "/statement", params=params,
+            _many(m.StatementRecord),
+            "GET",
+            self._account_path(client_id, account_id) + "/statement",
+            params=params,
         )
 
     async def account_operation(
@@ -216,7 +240,9 @@ class BankingClient:
         if operation not in ("enable", "disable", "close"):
             raise InvalidInput("operation", "must be one of enable, disable, close")
         return await self._call(
-            _one(m.ResultString), "POST", self._account_path(client_id, account_id) + f"/{operation}"
+            _one(m.ResultString),
+            "POST",
+            self._account_path(client_id, account_id) + f"/{operation}",
         )
 
     # -- transfers
@@ -226,7 +252,9 @@ class BankingClient:
 
     async def sepa_fee(self, account_id: str, parameters: m.SepaFeeParameters) -> m.FeeQuote:
         return await self._call(
-            _one(m.FeeQuote), "POST", self._transfers(account_id, "sepa") + "/fee",
+            _one(m.FeeQuote),
+            "POST",
+            self._transfers(account_id, "sepa") + "/fee",
             body={"parameters": parameters.body()},
         )
 
@@ -234,16 +262,26 @@ class BankingClient:
         self, account_id: str, transfer: m.SepaTransferCreate, *, request_id: str | None = None
     ) -> m.SepaTransfer:
         return await self._call(
-            _one(m.SepaTransfer), "POST", self._transfers(account_id, "sepa"),
-            body=transfer.body(), request_id=request_id,
+            _one(m.SepaTransfer),
+            "POST",
+            self._transfers(account_id, "sepa"),
+            body=transfer.body(),
+            request_id=request_id,
         )
 
     async def list_sepa(
-        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        self,
+        account_id: str,
+        *,
+        id: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
         filter: str | flt.Node | None = None,
     ) -> list[m.SepaTransfer]:
         return await self._call(
-            _many(m.SepaTransfer), "GET", self._transfers(account_id, "sepa"),
+            _many(m.SepaTransfer),
+            "GET",
+            self._transfers(account_id, "sepa"),
             params=_transfer_query(id, offset, limit, filter),
         )
 
@@ -254,7 +292,9 @@ class BankingClient:
 
     async def world_fee(self, account_id: str, parameters: m.WorldFeeParameters) -> m.FeeQuote:
         return await self._call(
-            _one(m.FeeQuote), "POST", self._transfers(account_id, "world") + "/fee",
+            _one(m.FeeQuote),
+            "POST",
+            self._transfers(account_id, "world") + "/fee",
             body={"parameters": parameters.body()},
         )
 
@@ -262,16 +302,26 @@ class BankingClient:
         self, account_id: str, transfer: m.WorldTransferCreate, *, request_id: str | None = None
     ) -> m.WorldTransfer:
         return await self._call(
-            _one(m.WorldTransfer), "POST", self._transfers(account_id, "world"),
-            body=transfer.body(), request_id=request_id,
+            _one(m.WorldTransfer),
+            "POST",
+            self._transfers(account_id, "world"),
+            body=transfer.body(),
+            request_id=request_id,
         )
 
     async def list_world(
-        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        self,
+        account_id: str,
+        *,
+        id: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
         filter: str | flt.Node | None = None,
     ) -> list[m.WorldTransfer]:
         return await self._call(
-            _many(m.WorldTransfer), "GET", self._transfers(account_id, "world"),
+            _many(m.WorldTransfer),
+            "GET",
+            self._transfers(account_id, "world"),
             params=_transfer_query(id, offset, limit, filter),
         )
 
@@ -279,7 +329,9 @@ class BankingClient:
         self, account_id: str, parameters: m.InternalFeeParameters
     ) -> m.FeeQuote:
         return await self._call(
-            _one(m.FeeQuote), "POST", self._transfers(account_id, "internal") + "/fee",
+            _one(m.FeeQuote),
+            "POST",
+            self._transfers(account_id, "internal") + "/fee",
             body={"parameters": parameters.body()},
         )
 
@@ -287,16 +339,26 @@ class BankingClient:
         self, account_id: str, transfer: m.InternalTransferCreate, *, request_id: str | None = None
     ) -> m.InternalTransfer:
         return await self._call(
-            _one(m.InternalTransfer), "POST", self._transfers(account_id, "internal"),
-            body=transfer.body(), request_id=request_id,
+            _one(m.InternalTransfer),
+            "POST",
+            self._transfers(account_id, "internal"),
+            body=transfer.body(),
+            request_id=request_id,
         )
 
     async def list_internal(
-        self, account_id: str, *, id: str | None = None, offset: int = 0, limit: int = 20,
+        self,
+        account_id: str,
+        *,
+        id: str | None = None,
+        offset: int = 0,
+        limit: int = 20,
         filter: str | flt.Node | None = None,
     ) -> list[m.InternalTransfer]:
         return await self._call(
-            _many(m.InternalTransfer), "GET", self._transfers(account_id, "internal"),
+            _many(m.InternalTransfer),
+            "GET",
+            self._transfers(account_id, "internal"),
             params=_transfer_query(id, offset, limit, filter),
         )
 
@@ -320,7 +382,10 @@ class BankingClient:
             "file": (filename, content, "application/octet-stream"),
         }
         return await self._call(
-            _one(m.AttachmentCreated), "POST", "/v1/attachments", files=files,
+            _one(m.AttachmentCreated),
+            "POST",
+            "/v1/attachments",
+            files=files,
             request_id=request_id,
         )
 

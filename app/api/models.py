@@ -71,8 +71,15 @@ TransferStatus = Literal["inprogress", "done", "error"]
 RegistrationStatus = Literal["inprogress", "done", "active"]
 AccountOperation = Literal["enable", "disable", "close"]
 DocumentType = Literal[
-    "passport", "id_card", "driving_licence", "residence_permit", "proof_of_address",
-    "license", "share_register", "director_register", "trade_register",
+    "passport",
+    "id_card",
+    "driving_licence",
+    "residence_permit",
+    "proof_of_address",
+    "license",
+    "share_register",
+    "director_register",
+    "trade_register",
 ]
 CompanyDocumentKind = Literal["license", "share_register", "director_register", "trade_register"]
 NaceCode = Annotated[str, StringConstraints(pattern=r"^[0-9]{2}\.[0-9]{1,2}$")]

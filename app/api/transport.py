@@ -25,7 +25,6 @@ from app.api.errors import (
     ApiError,
     ApiTimeoutError,
     InvalidInput,
-    ResponseValidationError,
     error_for_status,
 )
 
@@ -157,14 +156,18 @@ class Transport:
             except httpx.TimeoutException as exc:
                 last_error = ApiTimeoutError(
                     f"No answer from {self.profile.base_url} in time ({type(exc).__name__})",
-                    request_id=request_id, method=method, path=path,
+                    request_id=request_id,
+                    method=method,
+                    path=path,
                 )
                 self._notify(started, method, path, None, request_id, clock, attempt, last_error)
                 continue
             except httpx.TransportError as exc:
                 last_error = ApiConnectionError(
                     f"Cannot reach {self.profile.base_url}: {exc or type(exc).__name__}",
-                    request_id=request_id, method=method, path=path,
+                    request_id=request_id,
+                    method=method,
+                    path=path,
                 )
                 self._notify(started, method, path, None, request_id, clock, attempt, last_error)
                 continue
@@ -201,8 +204,12 @@ class Transport:
         )
         log.info(
             "%s %s -> %s x-request-id=%s %.1f ms attempt %d",
-            method, path, status if status is not None else error, request_id,
-            exchange.latency_ms, attempt,
+            method,
+            path,
+            status if status is not None else error,
+            request_id,
+            exchange.latency_ms,
+            attempt,
         )
         for listener in self._listeners:
             listener(exchange)
@@ -236,14 +243,3 @@ def _status_error(response: httpx.Response, method: str, path: str, request_id: 
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def parse_json(response: httpx.Response) -> Any:
-    try:
-        return json.loads(response.content)
-    except ValueError as exc:
-        raise ResponseValidationError(
-            f"The answer to {response.request.method} {response.request.url.path} is not JSON: {exc}",
-            status=response.status_code,
-            request_id=response.request.headers.get("x-request-id"),
-        ) from None

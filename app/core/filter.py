@@ -8,7 +8,8 @@ Grammar (``and`` binds tighter than ``or``; ``;`` is a synonym of ``and``)::
     condition := FIELD "[" OPERATOR "]" value
     value     := STRING | DATE | INTEGER          (range: value "," value)
 
-Strings are double-quoted; a double quote inside is written twice (for example ``"say ""hi"" now"``).
+Strings are double-quoted; a double quote inside is written twice:
+``"say ""hi"" now"``.
 Dates are ``yyyy-mm-dd``; integers are digits without thousand delimiters (optional ``-``).
 """
 
@@ -18,13 +19,13 @@ import datetime as dt
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Literal, TypeAlias
 
 Scalar: TypeAlias = str | int | dt.date
 
 
-class Operator(str, Enum):
+class Operator(StrEnum):
     RANGE = "range"
     LIKE = "like"
     EQ = "eq"

@@ -12,8 +12,25 @@ import pycountry
 # ISO 4217 minor-unit exponents that differ from the usual 2; every other active code has 2.
 _EXPONENT_EXCEPTIONS: dict[str, int] = {
     **dict.fromkeys(
-        ["BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
-         "VND", "VUV", "XAF", "XOF", "XPF"],
+        [
+            "BIF",
+            "CLP",
+            "DJF",
+            "GNF",
+            "ISK",
+            "JPY",
+            "KMF",
+            "KRW",
+            "PYG",
+            "RWF",
+            "UGX",
+            "UYI",
+            "VND",
+            "VUV",
+            "XAF",
+            "XOF",
+            "XPF",
+        ],
         0,
     ),
     **dict.fromkeys(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"], 3),

@@ -1,1 +1,4 @@
-"""The embedded sandbox: an independent implementation of the banking API (imports app.core only)."""
+"""The embedded sandbox: an independent implementation of the banking API.
+
+It imports app.core only, never app.api.
+"""

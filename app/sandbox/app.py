@@ -57,7 +57,9 @@ _MESSAGES = {
 
 
 def _json(payload: object, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
+    body = (
+        payload if isinstance(payload, bytes) else json.dumps(payload, ensure_ascii=False).encode()
+    )
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
@@ -210,9 +212,11 @@ async def _respond(
                 return _json(stored.body, stored.status, {"x-idempotent-replay": "true"})
         bank.advance()
         payload = await handler(request, bank, body)
-        encoded = payload if isinstance(payload, bytes) else json.dumps(
-            payload, ensure_ascii=False
-        ).encode()
+        encoded = (
+            payload
+            if isinstance(payload, bytes)
+            else json.dumps(payload, ensure_ascii=False).encode()
+        )
         if spec.idempotent:
             bank.idempotency[key] = StoredResponse(fingerprint, 200, encoded)
     except Refusal as refusal:
@@ -332,7 +336,9 @@ async def create_client_v1(request: Request, bank: Bank, body: Any) -> object:
 async def list_clients_v1(request: Request, bank: Bank, body: Any) -> object:
     offset, limit = _paging(request)
     node = _filter(request, CLIENT_FILTER_FIELDS)
-    return [c.v1() for c in bank.list_clients(persons_only=True, node=node, offset=offset, limit=limit)]
+    return [
+        c.v1() for c in bank.list_clients(persons_only=True, node=node, offset=offset, limit=limit)
+    ]
 
 
 async def update_client_v1(request: Request, bank: Bank, body: Any) -> object:
@@ -457,9 +463,13 @@ async def fee_world(request: Request, bank: Bank, body: Any) -> object:
     validate(1, "WorldFeeRequest", body)
     parameters = {"priority": "standard", **body["parameters"]}
     if parameters["currency"] not in WORLD_CURRENCIES:
-        raise Refusal(f"parameters.currency: world transfers are made in {', '.join(WORLD_CURRENCIES)}")
+        raise Refusal(
+            f"parameters.currency: world transfers are made in {', '.join(WORLD_CURRENCIES)}"
+        )
     fee = world_fee(
-        parameters["amount"], parameters["currency"], parameters["charges_type"],
+        parameters["amount"],
+        parameters["currency"],
+        parameters["charges_type"],
         parameters["priority"],
     )
     return {"fee": {"amount": fee, "currency": parameters["currency"]}, "parameters": parameters}
@@ -532,7 +542,9 @@ async def set_faults(request: Request) -> Response:
         mode = str(spec.get("mode", "before"))
         path_contains = spec.get("path_contains")
     except (ValueError, TypeError, AttributeError):
-        return error_response(400, "faults: send {status, count, mode, path_contains}", "Invalid request")
+        return error_response(
+            400, "faults: send {status, count, mode, path_contains}", "Invalid request"
+        )
     if status not in _TITLES or status == 401 or count < 0 or mode not in ("before", "after"):
         return error_response(
             400, "faults: status 408 or 500, count >= 0, mode before or after", "Invalid request"

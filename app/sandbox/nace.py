@@ -21,7 +21,10 @@ NACE_CODES: tuple[tuple[str, str], ...] = (
     ("45.20", "Maintenance and repair of motor vehicles"),
     ("46.19", "Agents involved in the sale of a variety of goods"),
     ("46.90", "Non-specialised wholesale trade"),
-    ("47.11", "Retail sale in non-specialised stores with food, beverages or tobacco predominating"),
+    (
+        "47.11",
+        "Retail sale in non-specialised stores with food, beverages or tobacco predominating",
+    ),
     ("47.19", "Other retail sale in non-specialised stores"),
     ("47.91", "Retail sale via mail order houses or via Internet"),
     ("49.32", "Taxi operation"),
@@ -35,7 +38,10 @@ NACE_CODES: tuple[tuple[str, str], ...] = (
     ("62.09", "Other information technology and computer service activities"),
     ("63.11", "Data processing, hosting and related activities"),
     ("64.19", "Other monetary intermediation"),
-    ("66.19", "Other activities auxiliary to financial services, except insurance and pension funding"),
+    (
+        "66.19",
+        "Other activities auxiliary to financial services, except insurance and pension funding",
+    ),
     ("68.20", "Renting and operating of own or leased real estate"),
     ("69.10", "Legal activities"),
     ("69.20", "Accounting, bookkeeping and auditing activities; tax consultancy"),

@@ -22,8 +22,17 @@ from app.sandbox.errors import Refusal
 
 # Properties that exist on a resource but may not be sent: named as read-only, not unknown.
 READ_ONLY = frozenset(
-    {"id", "status", "kind", "external_reference", "create_date", "site_info", "fee",
-     "beneficiary_bank", "processing_date"}
+    {
+        "id",
+        "status",
+        "kind",
+        "external_reference",
+        "create_date",
+        "site_info",
+        "fee",
+        "beneficiary_bank",
+        "processing_date",
+    }
 )
 
 
@@ -34,14 +43,16 @@ def _read_only(
         yield ValidationError("is read-only", validator="readOnly")
 
 
-_RequestValidator = validators.extend(Draft202012Validator, {"readOnly": _read_only})
+_RequestValidator = validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"readOnly": _read_only}
+)
 
 
 @cache
 def _document(version: int) -> dict[str, Any]:
     path = OPENAPI_V1 if version == 1 else OPENAPI_V2
     with path.open(encoding="utf-8") as handle:
-        loaded: dict[str, Any] = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        loaded: dict[str, Any] = yaml.load(handle, Loader=yaml.CSafeLoader)
     return loaded
 
 
@@ -63,12 +74,14 @@ def _describe(error: ValidationError) -> str:
     field = _field(error)
     where = f"{field}: " if field else ""
     kind = error.validator
-    value = error.validator_value
+    value: Any = error.validator_value
     if kind == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"{field + '.' if field else ''}{missing}: is required"
     if kind == "additionalProperties":
-        extras = [name for name in error.instance if name not in error.schema.get("properties", {})]
+        schema: Any = error.schema
+        instance: Any = error.instance
+        extras = [name for name in instance if name not in schema.get("properties", {})]
         name = extras[0] if extras else "?"
         full = f"{field + '.' if field else ''}{name}"
         if name in READ_ONLY:

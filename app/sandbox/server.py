@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import partial
 
 import uvicorn
+from starlette.applications import Starlette
 
 from app.sandbox.app import create_app
 from app.sandbox.store import Bank
@@ -61,8 +62,14 @@ def serve_forever(
 class BackgroundSandbox:
     """The sandbox on its own thread and event loop, so the GUI never delays it."""
 
-    def __init__(self, *, port: int = 0, host: str = "127.0.0.1", settle_seconds: float = 2.0,
-                 demo_statement_records: int = 100_000) -> None:
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        settle_seconds: float = 2.0,
+        demo_statement_records: int = 100_000,
+    ) -> None:
         self._sock = _bind(host, port)
         self.url = f"http://{host}:{self._sock.getsockname()[1]}"
         self._bank_factory = partial(
@@ -77,7 +84,9 @@ class BackgroundSandbox:
     def bank(self) -> Bank:
         """The live state, for tests and benchmarks (touch it only while requests are idle)."""
         assert self._server is not None, "start() the sandbox first"
-        bank: Bank = self._server.config.app.state.bank
+        app = self._server.config.app
+        assert isinstance(app, Starlette)
+        bank: Bank = app.state.bank
         return bank
 
     def _run(self) -> None:

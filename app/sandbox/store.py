@@ -75,7 +75,7 @@ def world_fee(amount: int, currency: str, charges_type: str, priority: str) -> i
     urgent adds 20 major units; ``our`` (sender pays all) adds 15; ``ben`` costs the sender 0."""
     if charges_type == "ben":
         return 0
-    unit = 10 ** exponent(currency)
+    unit = int(10 ** exponent(currency))
     fee = min(max(amount * 2 // 1000, 10 * unit), 100 * unit)
     if priority == "urgent":
         fee += 20 * unit
@@ -131,7 +131,7 @@ class Ledger:
             "balance_after": balance,
         }
         self.records.append(record)
-        self.dates.append(record["booking_date"])
+        self.dates.append(day.isoformat())
         self.currencies.append(currency)
         self.encoded.append(json.dumps(record, ensure_ascii=False).encode())
         return record
@@ -142,9 +142,7 @@ class Ledger:
         if currency is None:
             chosen = self.encoded[low:high]
         else:
-            chosen = [
-                self.encoded[i] for i in range(low, high) if self.currencies[i] == currency
-            ]
+            chosen = [self.encoded[i] for i in range(low, high) if self.currencies[i] == currency]
         return b"[" + b",".join(chosen) + b"]"
 
     def balance_at(self, day: dt.date, currency: str) -> int:
@@ -456,8 +454,12 @@ class Bank:
             # money in progress only lowers what is available now, not a past day's balance
             available = balance - account.holds.get(code, 0) if at == today else balance
             records.append(
-                {"currency": code, "balance": balance, "available": available,
-                 "date": at.isoformat()}
+                {
+                    "currency": code,
+                    "balance": balance,
+                    "available": available,
+                    "date": at.isoformat(),
+                }
             )
         return records
 
@@ -465,9 +467,7 @@ class Bank:
 
     def _usable_source(self, account: Account) -> None:
         if account.status != "active":
-            raise not_allowed(
-                f"Account {account.id} is {account.status}: it cannot send transfers"
-            )
+            raise not_allowed(f"Account {account.id} is {account.status}: it cannot send transfers")
 
     def _reserve(self, account: Account, currency: str, amount: int, fee: int) -> None:
         if account.available(currency) < amount + fee:
@@ -519,8 +519,16 @@ class Bank:
             "processing_date": iso_seconds(now),
         }
         return self._record(
-            Transfer("sepa", account.id, response, "EUR", amount, fee, now + self.settle,
-                     self._rejected(body))
+            Transfer(
+                "sepa",
+                account.id,
+                response,
+                "EUR",
+                amount,
+                fee,
+                now + self.settle,
+                self._rejected(body),
+            )
         )
 
     def create_world(self, account: Account, body: dict[str, Any]) -> Transfer:
@@ -545,8 +553,16 @@ class Bank:
             "processing_date": iso_seconds(now),
         }
         return self._record(
-            Transfer("world", account.id, response, currency, amount, fee, now + self.settle,
-                     self._rejected(body))
+            Transfer(
+                "world",
+                account.id,
+                response,
+                currency,
+                amount,
+                fee,
+                now + self.settle,
+                self._rejected(body),
+            )
         )
 
     def create_internal(self, account: Account, body: dict[str, Any]) -> Transfer:

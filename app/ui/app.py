@@ -43,8 +43,11 @@ def install_excepthook(app: QApplication) -> None:
         if isinstance(error, KeyboardInterrupt | SystemExit):
             app.quit()
             return
-        box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
-                          f"Partner Desk hit an unexpected error: {kind.__name__}: {error}")
+        box = QMessageBox(
+            QMessageBox.Icon.Critical,
+            "Unexpected error",
+            f"Partner Desk hit an unexpected error: {kind.__name__}: {error}",
+        )
         box.setDetailedText("".join(traceback.format_exception(kind, error, tb)))
         boxes.append(box)
         box.finished.connect(lambda _r: boxes.remove(box))

@@ -60,7 +60,9 @@ def message_for(error: BaseException) -> ErrorMessage:
             f"{error}\nPlease try the same request again later; it will not be carried out twice.",
         )
     if isinstance(error, ApiConnectionError):
-        return ErrorMessage("Connection failed", f"{error}\nCheck the network and the server address.")
+        return ErrorMessage(
+            "Connection failed", f"{error}\nCheck the network and the server address."
+        )
     if isinstance(error, ResponseValidationError):
         return ErrorMessage(
             "Unexpected answer",
@@ -104,7 +106,12 @@ class ErrorPresenter:
         """Show the box and resume when the user has closed it."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         box = self.show(error)
-        box.finished.connect(lambda _result: done.done() or done.set_result(None))
+
+        def closed(_result: int) -> None:
+            if not done.done():
+                done.set_result(None)
+
+        box.finished.connect(closed)
         await done
 
     def _closed(self, box: QMessageBox) -> None:

@@ -58,8 +58,13 @@ class IbanLookupView(QWidget):
         form = QFormLayout(result)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         for key, label in [
-            ("iban", "IBAN"), ("country", "Country"), ("bic", "BIC"), ("bank", "Bank"),
-            ("address", "Address"), ("sepa", "SEPA"), ("source", "Source"),
+            ("iban", "IBAN"),
+            ("country", "Country"),
+            ("bic", "BIC"),
+            ("bank", "Bank"),
+            ("address", "Address"),
+            ("sepa", "SEPA"),
+            ("source", "Source"),
         ]:
             value = QLabel("—")
             value.setObjectName(f"iban_{key}")

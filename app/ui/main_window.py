@@ -69,7 +69,9 @@ class MainWindow(QMainWindow):
 
         self.iban_view = IbanLookupView()
         self.iban_view.setEnabled(False)
-        self.iban = IbanLookupController(self.iban_view, self._iban_check, self.presenter, self.tasks)
+        self.iban = IbanLookupController(
+            self.iban_view, self._iban_check, self.presenter, self.tasks
+        )
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -89,7 +91,7 @@ class MainWindow(QMainWindow):
 
         geometry = self._settings.value("main/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+            self.restoreGeometry(geometry)
         else:
             self.resize(960, 600)
 
@@ -106,7 +108,9 @@ class MainWindow(QMainWindow):
             self.ready.set()
             return
         profile = Profile(
-            base_url=url, user=SANDBOX_USER, password=SANDBOX_PASSWORD,
+            base_url=url,
+            user=SANDBOX_USER,
+            password=SANDBOX_PASSWORD,
             partner_code=SANDBOX_PARTNER_CODE,
         )
         transport = Transport(profile)

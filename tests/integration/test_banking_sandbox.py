@@ -21,9 +21,7 @@ def unique() -> str:
 
 
 async def new_person(client, **changes):
-    return await client.create_client(
-        m.build(m.ClientCreate, {"client": person_body(**changes)})
-    )
+    return await client.create_client(m.build(m.ClientCreate, {"client": person_body(**changes)}))
 
 
 def test_healthcheck_and_iban_check(sandbox_url):
@@ -32,7 +30,11 @@ def test_healthcheck_and_iban_check(sandbox_url):
         assert (await client.healthcheck()).result == "ok"
         data = await client.iban_check("DE89 3704 0044 0532 0130 00")
         assert (data.bic, data.bank, data.country, data.sepa) == (
-            "COBADEFFXXX", "Commerzbank", "DE", True)
+            "COBADEFFXXX",
+            "Commerzbank",
+            "DE",
+            True,
+        )
         with pytest.raises(BadRequest) as caught:
             await client.iban_check("DE89370400440532013001")
         assert caught.value.title == "Invalid IBAN"
@@ -115,8 +117,10 @@ def test_408_is_retried_with_the_same_request_id_at_the_sandbox(sandbox_url, adm
 
 
 def test_408_after_the_action_replays_instead_of_creating_twice(sandbox_url, admin, bank):
-    admin.post("/_sandbox/faults", json={"status": 408, "count": 1, "mode": "after",
-                                         "path_contains": "/v1/clients"})
+    admin.post(
+        "/_sandbox/faults",
+        json={"status": 408, "count": 1, "mode": "after", "path_contains": "/v1/clients"},
+    )
     before = len(bank.clients)
 
     async def scenario():
@@ -131,7 +135,9 @@ def test_408_after_the_action_replays_instead_of_creating_twice(sandbox_url, adm
 
 
 def test_408_exhausted_and_500(sandbox_url, admin):
-    admin.post("/_sandbox/faults", json={"status": 408, "count": 5, "path_contains": "/healthcheck"})
+    admin.post(
+        "/_sandbox/faults", json={"status": 408, "count": 5, "path_contains": "/healthcheck"}
+    )
 
     async def timeouts():
         client = make_client(sandbox_url)
@@ -164,7 +170,7 @@ def test_paging_and_filters(sandbox_url):
         assert not {c.id for c in first} & {c.id for c in second}
         assert len(await client.list_clients()) == 20  # the documented default page size
         by_date = await client.list_clients(
-            filter="create_date[lte]2000-01-01 or email[like]\"anna.000@%\"", limit=100
+            filter='create_date[lte]2000-01-01 or email[like]"anna.000@%"', limit=100
         )
         assert [c.id for c in by_date] == [DEMO_PERSON_ID]
         v2 = await client.list_clients_v2(limit=100)
@@ -178,10 +184,12 @@ def test_paging_and_filters(sandbox_url):
 def test_sandbox_refuses_bad_query_with_a_clear_400(admin):
     auth = ("demo", "demo")
     headers = {"x-partner-code": "PD"}
-    for params, text in [({"limit": "0"}, "limit: must be from 1 to 100"),
-                         ({"limit": "abc"}, "limit: 'abc' is not an integer"),
-                         ({"offset": "2147483648"}, "offset: must be from 0 to 2147483647"),
-                         ({"filter": 'phone[eq]"1"'}, "'phone' cannot be filtered")]:
+    for params, text in [
+        ({"limit": "0"}, "limit: must be from 1 to 100"),
+        ({"limit": "abc"}, "limit: 'abc' is not an integer"),
+        ({"offset": "2147483648"}, "offset: must be from 0 to 2147483647"),
+        ({"filter": 'phone[eq]"1"'}, "'phone' cannot be filtered"),
+    ]:
         response = admin.get("/v1/clients", params=params, auth=auth, headers=headers)
         assert response.status_code == 400
         assert text in response.json()["failure_message"]
@@ -190,28 +198,42 @@ def test_sandbox_refuses_bad_query_with_a_clear_400(admin):
     assert missing.json()["failure_message"] == "x-partner-code: the header is required"
     no_id = admin.post("/v1/clients", auth=auth, headers=headers, json={})
     assert no_id.json()["failure_message"] == (
-        "x-request-id: the header is required for create and update")
-    long_id = admin.post("/v1/clients", auth=auth, headers={**headers, "x-request-id": "r" * 65},
-                         json={})
+        "x-request-id: the header is required for create and update"
+    )
+    long_id = admin.post(
+        "/v1/clients", auth=auth, headers={**headers, "x-request-id": "r" * 65}, json={}
+    )
     assert long_id.json()["failure_message"] == "x-request-id: 1 to 64 characters"
 
 
 def test_v2_companies_and_partial_update_semantics(sandbox_url, admin):
     async def scenario():
         client = make_client(sandbox_url)
-        created = await client.create_client_v2(m.build(m.ClientV2Create, {
-            "external_reference": "REG-" + unique(), "client_type": "COMPANY",
-            "company": company_body(vat_number="LT1")}))
+        created = await client.create_client_v2(
+            m.build(
+                m.ClientV2Create,
+                {
+                    "external_reference": "REG-" + unique(),
+                    "client_type": "COMPANY",
+                    "company": company_body(vat_number="LT1"),
+                },
+            )
+        )
         assert (created.kind, created.status) == ("corporate", "inprogress")
         company = created.company
         assert company is not None and company.site_info is not None
         # omitted keeps, explicit null clears, {} changes nothing
-        same = await client.update_client_v2(created.id, m.build(
-            m.ClientV2Update, {"client_type": "COMPANY", "company": {}}))
+        same = await client.update_client_v2(
+            created.id, m.build(m.ClientV2Update, {"client_type": "COMPANY", "company": {}})
+        )
         assert same.company == company
-        cleared = await client.update_client_v2(created.id, m.build(
-            m.ClientV2Update, {"client_type": "COMPANY",
-                               "company": {"vat_number": None, "name": "Renamed UAB"}}))
+        cleared = await client.update_client_v2(
+            created.id,
+            m.build(
+                m.ClientV2Update,
+                {"client_type": "COMPANY", "company": {"vat_number": None, "name": "Renamed UAB"}},
+            ),
+        )
         assert cleared.company.vat_number is None
         assert cleared.company.name == "Renamed UAB"
         assert cleared.company.email == company.email
@@ -223,18 +245,33 @@ def test_v2_companies_and_partial_update_semantics(sandbox_url, admin):
     client_id = run(scenario())
     auth, headers = ("demo", "demo"), {"x-partner-code": "PD"}
     for body, text in [
-        ({"client_type": "COMPANY", "company": {"site_info": {}}},
-         "company.site_info: is read-only and cannot be sent"),
-        ({"client_type": "COMPANY", "company": {}, "status": "done"},
-         "status: is read-only and cannot be sent"),
-        ({"client_type": "COMPANY", "company": {"email": None}}, "company.email: is required and cannot be cleared with null"),
-        ({"client_type": "COMPANY", "company": {"nace_code": "99.99"}},
-         "company.nace_code: 99.99 is not an allowed NACE code"),
-        ({"client_type": "PERSON", "person": {}},
-         "client_type: client %s is a COMPANY, not a PERSON" % client_id),
+        (
+            {"client_type": "COMPANY", "company": {"site_info": {}}},
+            "company.site_info: is read-only and cannot be sent",
+        ),
+        (
+            {"client_type": "COMPANY", "company": {}, "status": "done"},
+            "status: is read-only and cannot be sent",
+        ),
+        (
+            {"client_type": "COMPANY", "company": {"email": None}},
+            "company.email: is required and cannot be cleared with null",
+        ),
+        (
+            {"client_type": "COMPANY", "company": {"nace_code": "99.99"}},
+            "company.nace_code: 99.99 is not an allowed NACE code",
+        ),
+        (
+            {"client_type": "PERSON", "person": {}},
+            f"client_type: client {client_id} is a COMPANY, not a PERSON",
+        ),
     ]:
-        response = admin.put(f"/v2/clients/{client_id}", json=body, auth=auth,
-                             headers={**headers, "x-request-id": unique()})
+        response = admin.put(
+            f"/v2/clients/{client_id}",
+            json=body,
+            auth=auth,
+            headers={**headers, "x-request-id": unique()},
+        )
         assert response.status_code == 400, body
         assert response.json()["failure_message"] == text
 
@@ -245,15 +282,29 @@ def test_accounts_operations_change_what_the_account_allows(sandbox_url):
         person = await new_person(client, external_id=unique())
         account = await client.create_account(person.id)
         assert (account.type, account.status, account.iban, account.bic) == (
-            "payment", "active", account.id, "AGBLLT2XXXX")
+            "payment",
+            "active",
+            account.id,
+            "AGBLLT2XXXX",
+        )
         assert [a.id for a in await client.list_accounts(person.id)] == [account.id]
         assert await client.get_account(person.id, account.id) == account
         balances = {b.currency: b.balance for b in await client.get_balance(person.id, account.id)}
         assert balances["EUR"] == 1_000_000 and balances["JPY"] == 1_000_000
-        assert (await client.account_operation(person.id, account.id, "disable")).result == "disabled"
-        sepa = m.build(m.SepaTransferCreate, {"id": "S-" + unique(), "amount": 100,
-                       "recipient_name": "Hans", "recipient_iban": DE_IBAN,
-                       "recipient_country": "DE", "recipient_address": "Berlin"})
+        assert (
+            await client.account_operation(person.id, account.id, "disable")
+        ).result == "disabled"
+        sepa = m.build(
+            m.SepaTransferCreate,
+            {
+                "id": "S-" + unique(),
+                "amount": 100,
+                "recipient_name": "Hans",
+                "recipient_iban": DE_IBAN,
+                "recipient_country": "DE",
+                "recipient_address": "Berlin",
+            },
+        )
         with pytest.raises(BadRequest, match="is disabled: it cannot send transfers"):
             await client.create_sepa(account.id, sepa)
         with pytest.raises(BadRequest, match="is disabled: cannot disable it"):
@@ -274,24 +325,60 @@ def test_transfers_move_balances_and_settle(sandbox_url):
         person = await new_person(client, external_id=unique())
         account = await client.create_account(person.id)
         other = await client.create_account(person.id)
-        quote = await client.sepa_fee(account.id, m.SepaFeeParameters(amount=10_000, recipient_iban=DE_IBAN))
+        quote = await client.sepa_fee(
+            account.id, m.SepaFeeParameters(amount=10_000, recipient_iban=DE_IBAN)
+        )
         assert quote.fee.amount == 50 and quote.parameters["priority"] == "standard"
-        sepa = await client.create_sepa(account.id, m.build(m.SepaTransferCreate, {
-            "id": "S1", "amount": 10_000, "recipient_name": "Hans", "recipient_iban": DE_IBAN,
-            "recipient_country": "DE", "recipient_address": "Berlin"}))
+        sepa = await client.create_sepa(
+            account.id,
+            m.build(
+                m.SepaTransferCreate,
+                {
+                    "id": "S1",
+                    "amount": 10_000,
+                    "recipient_name": "Hans",
+                    "recipient_iban": DE_IBAN,
+                    "recipient_country": "DE",
+                    "recipient_address": "Berlin",
+                },
+            ),
+        )
         assert sepa.status == "inprogress" and sepa.fee.amount == 50
         assert sepa.beneficiary_bank.bic == "COBADEFFXXX"
         eur = (await client.get_balance(person.id, account.id, currency="EUR"))[0]
         assert (eur.balance, eur.available) == (1_000_000, 1_000_000 - 10_050)
-        rejected = await client.create_world(account.id, m.build(m.WorldTransferCreate, {
-            "id": "W1", "amount": 50_000, "currency": "USD", "charges_type": "sha",
-            "description": "Invoice 7", "recipient_name": "REJECT Corp", "recipient_account": "12345",
-            "recipient_country": "US", "recipient_address": "NY",
-            "beneficiary_bank": {"bic": "CHASUS33", "country": "US"}}))
+        rejected = await client.create_world(
+            account.id,
+            m.build(
+                m.WorldTransferCreate,
+                {
+                    "id": "W1",
+                    "amount": 50_000,
+                    "currency": "USD",
+                    "charges_type": "sha",
+                    "description": "Invoice 7",
+                    "recipient_name": "REJECT Corp",
+                    "recipient_account": "12345",
+                    "recipient_country": "US",
+                    "recipient_address": "NY",
+                    "beneficiary_bank": {"bic": "CHASUS33", "country": "US"},
+                },
+            ),
+        )
         assert rejected.fee.amount == 1000  # 10 USD minimum
-        internal = await client.create_internal(account.id, m.build(m.InternalTransferCreate, {
-            "id": "I1", "amount": 700, "currency": "GBP", "recipient_iban": other.id,
-            "description": "ignored between own accounts"}))
+        internal = await client.create_internal(
+            account.id,
+            m.build(
+                m.InternalTransferCreate,
+                {
+                    "id": "I1",
+                    "amount": 700,
+                    "currency": "GBP",
+                    "recipient_iban": other.id,
+                    "description": "ignored between own accounts",
+                },
+            ),
+        )
         assert internal.status == "done" and internal.description is None
         await asyncio.sleep(0.5)  # the sandbox settles after 0.3 s in tests
         assert (await client.list_sepa(account.id, id="S1"))[0].status == "done"
@@ -303,24 +390,53 @@ def test_transfers_move_balances_and_settle(sandbox_url):
         received = await client.get_balance(person.id, other.id, currency="GBP")
         assert received[0].balance == 1_000_700
         with pytest.raises(BadRequest, match="a transfer S1 already exists"):
-            await client.create_sepa(account.id, m.build(m.SepaTransferCreate, {
-                "id": "S1", "amount": 1, "recipient_name": "H", "recipient_iban": DE_IBAN,
-                "recipient_country": "DE", "recipient_address": "B"}))
+            await client.create_sepa(
+                account.id,
+                m.build(
+                    m.SepaTransferCreate,
+                    {
+                        "id": "S1",
+                        "amount": 1,
+                        "recipient_name": "H",
+                        "recipient_iban": DE_IBAN,
+                        "recipient_country": "DE",
+                        "recipient_address": "B",
+                    },
+                ),
+            )
         with pytest.raises(BadRequest, match="Insufficient funds"):
-            await client.create_internal(account.id, m.build(m.InternalTransferCreate, {
-                "id": "I2", "amount": 2_000_000, "currency": "GBP", "recipient_iban": other.id}))
+            await client.create_internal(
+                account.id,
+                m.build(
+                    m.InternalTransferCreate,
+                    {
+                        "id": "I2",
+                        "amount": 2_000_000,
+                        "currency": "GBP",
+                        "recipient_iban": other.id,
+                    },
+                ),
+            )
         today = dt.date.today()
         statement = await client.get_statement(person.id, account.id, today, today, currency="EUR")
         assert [(r.type, r.direction, r.amount) for r in statement] == [
-            ("opening", "credit", 1_000_000), ("sepa", "debit", 10_000), ("fee", "debit", 50)]
+            ("opening", "credit", 1_000_000),
+            ("sepa", "debit", 10_000),
+            ("fee", "debit", 50),
+        ]
         assert statement[-1].balance_after == 1_000_000 - 10_050
         assert await client.list_internal(other.id) == []
         assert (await client.world_currencies(account.id)).currencies[0] == "EUR"
-        quote = await client.world_fee(account.id, m.WorldFeeParameters(
-            amount=1_000, currency="JPY", charges_type="our", priority="urgent"))
+        quote = await client.world_fee(
+            account.id,
+            m.WorldFeeParameters(
+                amount=1_000, currency="JPY", charges_type="our", priority="urgent"
+            ),
+        )
         assert quote.fee.amount == 10 + 20 + 15  # 10 JPY minimum, exponent 0
-        assert (await client.internal_fee(account.id, m.InternalFeeParameters(
-            amount=5, currency="EUR"))).fee.amount == 0
+        assert (
+            await client.internal_fee(account.id, m.InternalFeeParameters(amount=5, currency="EUR"))
+        ).fee.amount == 0
         filtered = await client.list_sepa(account.id, filter=f"processing_date[eq]{today}")
         assert [t.id for t in filtered] == ["S1"]
         await client.aclose()
@@ -331,16 +447,25 @@ def test_transfers_move_balances_and_settle(sandbox_url):
 def test_attachment_upload_and_replay(sandbox_url, bank):
     async def scenario():
         client = make_client(sandbox_url)
-        metadata = m.AttachmentMetadata(document_type="license", country="LT",
-                                        issued_at=dt.date(2020, 1, 1))
-        first = await client.create_attachment(metadata, b"%PDF-1.4 scan", filename="l.pdf",
-                                               request_id="att-" + unique())
-        assert first.metadata == {"document_type": "license", "country": "LT",
-                                  "issued_at": "2020-01-01"}
+        metadata = m.AttachmentMetadata(
+            document_type="license", country="LT", issued_at=dt.date(2020, 1, 1)
+        )
+        first = await client.create_attachment(
+            metadata, b"%PDF-1.4 scan", filename="l.pdf", request_id="att-" + unique()
+        )
+        assert first.metadata == {
+            "document_type": "license",
+            "country": "LT",
+            "issued_at": "2020-01-01",
+        }
         assert first.expired_at.endswith("Z") and len(first.expired_at) == 20
         count = len(bank.attachments)
-        again = await client.create_attachment(metadata, b"%PDF-1.4 scan", filename="l.pdf",
-                                               request_id=client.transport.last_request_id)
+        again = await client.create_attachment(
+            metadata,
+            b"%PDF-1.4 scan",
+            filename="l.pdf",
+            request_id=client.transport.last_request_id,
+        )
         assert again == first and len(bank.attachments) == count
         await client.aclose()
 
@@ -354,11 +479,14 @@ def test_statement_of_100000_records_is_served_in_well_under_a_second(sandbox_ur
         transport = client.transport
         started = time.perf_counter()
         response = await transport.request(
-            "GET", f"/v1/clients/{DEMO_PERSON_ID}/accounts/{account.id}/statement",
-            params={"date_from": "2000-01-01", "date_to": "2100-12-31"})
+            "GET",
+            f"/v1/clients/{DEMO_PERSON_ID}/accounts/{account.id}/statement",
+            params={"date_from": "2000-01-01", "date_to": "2100-12-31"},
+        )
         elapsed = time.perf_counter() - started
         records = await client.get_statement(
-            DEMO_PERSON_ID, account.id, dt.date(2000, 1, 1), dt.date(2100, 12, 31))
+            DEMO_PERSON_ID, account.id, dt.date(2000, 1, 1), dt.date(2100, 12, 31)
+        )
         await client.aclose()
         return elapsed, len(response.content), records
 
@@ -377,10 +505,18 @@ def test_raw_requests_get_the_error_body_for_every_refusal(admin):
     auth, headers = ("demo", "demo"), {"x-partner-code": "PD", "x-request-id": unique()}
     cases = [
         admin.post("/v1/clients", content=b"{bad json", auth=auth, headers=headers),
-        admin.post("/v1/clients", json={"client_type": "PERSON", "client": person_body(
-            create_date="2020-01-01")}, auth=auth, headers={**headers, "x-request-id": unique()}),
-        admin.get("/v1/clients/C0000001/accounts/X/statement", params={"date_from": "2024-01-02",
-                  "date_to": "2024-01-01"}, auth=auth, headers=headers),
+        admin.post(
+            "/v1/clients",
+            json={"client_type": "PERSON", "client": person_body(create_date="2020-01-01")},
+            auth=auth,
+            headers={**headers, "x-request-id": unique()},
+        ),
+        admin.get(
+            "/v1/clients/C0000001/accounts/X/statement",
+            params={"date_from": "2024-01-02", "date_to": "2024-01-01"},
+            auth=auth,
+            headers=headers,
+        ),
         admin.get("/v1/service/iban/XX00"),
     ]
     ids = set()
@@ -391,7 +527,9 @@ def test_raw_requests_get_the_error_body_for_every_refusal(admin):
         assert set(body["detail"]) == {"error_id", "title"}
         ids.add(body["detail"]["error_id"])
     assert len(ids) == len(cases)
-    assert cases[1].json()["failure_message"] == "client.create_date: is read-only and cannot be sent"
+    assert (
+        cases[1].json()["failure_message"] == "client.create_date: is read-only and cannot be sent"
+    )
 
 
 def test_client_review_status_moves_on(sandbox_url, bank):
@@ -399,10 +537,19 @@ def test_client_review_status_moves_on(sandbox_url, bank):
 
     async def scenario():
         client = make_client(sandbox_url)
-        created = await client.create_client_v2(m.build(m.ClientV2Create, {
-            "external_reference": "R-" + unique(), "client_type": "PERSON",
-            "person": person_body(external_id=unique())}))
-        listed = await client.list_clients_v2(filter=f'external_id[eq]"{created.person.external_id}"')
+        created = await client.create_client_v2(
+            m.build(
+                m.ClientV2Create,
+                {
+                    "external_reference": "R-" + unique(),
+                    "client_type": "PERSON",
+                    "person": person_body(external_id=unique()),
+                },
+            )
+        )
+        listed = await client.list_clients_v2(
+            filter=f'external_id[eq]"{created.person.external_id}"'
+        )
         await client.aclose()
         return listed
 

@@ -23,24 +23,39 @@ def test_person_limits_are_refused_naming_the_field(changes, message):
 
 
 def test_transfer_limits():
-    base = {"id": "T1", "amount": 100, "recipient_name": "A", "recipient_iban": "LT1",
-            "recipient_country": "LT", "recipient_address": "Street"}
-    for changes, field in [({"amount": 0}, "amount"), ({"amount": 2_147_483_648}, "amount"),
-                           ({"id": "x" * 65}, "id"), ({"description": "d" * 141}, "description"),
-                           ({"recipient_name": "n" * 71}, "recipient_name"),
-                           ({"recipient_iban": "I" * 33}, "recipient_iban"),
-                           ({"recipient_country": "LTU"}, "recipient_country"),
-                           ({"ip": "1.1.1"}, "ip"), ({"amount": 1.5}, "amount")]:
+    base = {
+        "id": "T1",
+        "amount": 100,
+        "recipient_name": "A",
+        "recipient_iban": "LT1",
+        "recipient_country": "LT",
+        "recipient_address": "Street",
+    }
+    for changes, field in [
+        ({"amount": 0}, "amount"),
+        ({"amount": 2_147_483_648}, "amount"),
+        ({"id": "x" * 65}, "id"),
+        ({"description": "d" * 141}, "description"),
+        ({"recipient_name": "n" * 71}, "recipient_name"),
+        ({"recipient_iban": "I" * 33}, "recipient_iban"),
+        ({"recipient_country": "LTU"}, "recipient_country"),
+        ({"ip": "1.1.1"}, "ip"),
+        ({"amount": 1.5}, "amount"),
+    ]:
         with pytest.raises(InvalidInput) as caught:
             m.build(m.SepaTransferCreate, {**base, **changes})
         assert caught.value.field == field
 
 
 def test_partial_update_sends_only_what_was_set_and_explicit_nulls():
-    update = m.build(m.ClientV2Update, {"client_type": "PERSON",
-                                        "person": {"last_name": "New", "middle_name": None}})
-    assert update.body() == {"client_type": "PERSON",
-                             "person": {"last_name": "New", "middle_name": None}}
+    update = m.build(
+        m.ClientV2Update,
+        {"client_type": "PERSON", "person": {"last_name": "New", "middle_name": None}},
+    )
+    assert update.body() == {
+        "client_type": "PERSON",
+        "person": {"last_name": "New", "middle_name": None},
+    }
     empty = m.build(m.ClientV2Update, {"client_type": "COMPANY", "company": {}})
     assert empty.body() == {"client_type": "COMPANY", "company": {}}
 
@@ -54,11 +69,17 @@ def test_partial_update_refuses_clearing_a_required_property_and_read_only_ones(
 
 def test_v2_create_needs_the_object_matching_client_type():
     with pytest.raises(InvalidInput, match="PERSON needs the person object"):
-        m.build(m.ClientV2Create, {"external_reference": "R", "client_type": "PERSON",
-                                   "company": company_body()})
-    ok = m.build(m.ClientV2Create, {"external_reference": "R", "client_type": "COMPANY",
-                                    "company": company_body()})
+        m.build(
+            m.ClientV2Create,
+            {"external_reference": "R", "client_type": "PERSON", "company": company_body()},
+        )
+    ok = m.build(
+        m.ClientV2Create,
+        {"external_reference": "R", "client_type": "COMPANY", "company": company_body()},
+    )
     assert "person" not in ok.body()
     with pytest.raises(InvalidInput, match="^external_reference"):
-        m.build(m.ClientV2Create, {"external_reference": "R" * 65, "client_type": "COMPANY",
-                                   "company": company_body()})
+        m.build(
+            m.ClientV2Create,
+            {"external_reference": "R" * 65, "client_type": "COMPANY", "company": company_body()},
+        )

@@ -39,11 +39,23 @@ def recording(responses):
 
 
 def ok_client(n=1):
-    return httpx.Response(200, json={"id": f"C{n}", "client_type": "PERSON", "client": {
-        "first_name": "A", "last_name": "B", "birth_date": "1990-01-01", "email": "a@b.lt",
-        "contact_mobile_number": "+37060000000", "ip": "10.0.0.1",
-        "address": {"street": "s", "city": "c", "postal_code": "1", "country": "LT"},
-        "tax_id": {"number": "1", "country": "LT"}}})
+    return httpx.Response(
+        200,
+        json={
+            "id": f"C{n}",
+            "client_type": "PERSON",
+            "client": {
+                "first_name": "A",
+                "last_name": "B",
+                "birth_date": "1990-01-01",
+                "email": "a@b.lt",
+                "contact_mobile_number": "+37060000000",
+                "ip": "10.0.0.1",
+                "address": {"street": "s", "city": "c", "postal_code": "1", "country": "LT"},
+                "tax_id": {"number": "1", "country": "LT"},
+            },
+        },
+    )
 
 
 def person():
@@ -111,7 +123,10 @@ def test_connection_errors_are_retried_then_typed():
         run(make_client("https://bank.example", transport=transport).healthcheck())
     assert len(seen) == 3
     transport, seen = recording([httpx.ReadTimeout("slow"), ok_client()])
-    assert run(make_client("https://bank.example", transport=transport).create_client(person())).id == "C1"
+    assert (
+        run(make_client("https://bank.example", transport=transport).create_client(person())).id
+        == "C1"
+    )
     assert seen[0].headers["x-request-id"] == seen[1].headers["x-request-id"]
 
 
@@ -123,8 +138,14 @@ def test_read_timeouts_exhausted_are_timeout_errors():
 
 @pytest.mark.parametrize(
     ("status", "kind"),
-    [(400, BadRequest), (401, Unauthorized), (500, ServerError), (503, ServerError),
-     (404, UnexpectedStatus), (429, UnexpectedStatus)],
+    [
+        (400, BadRequest),
+        (401, Unauthorized),
+        (500, ServerError),
+        (503, ServerError),
+        (404, UnexpectedStatus),
+        (429, UnexpectedStatus),
+    ],
 )
 def test_status_maps_to_typed_error_with_error_body(status, kind):
     transport, seen = recording([httpx.Response(status, json=ERROR)])
@@ -132,7 +153,11 @@ def test_status_maps_to_typed_error_with_error_body(status, kind):
         run(make_client("https://bank.example", transport=transport).list_clients())
     error = caught.value
     assert (error.status, error.failure_message, error.error_id, error.title) == (
-        status, "Bad things", "E-1", "Oops")
+        status,
+        "Bad things",
+        "E-1",
+        "Oops",
+    )
     assert error.has_error_body
     assert len(seen) == 1  # only 408 and connection errors are retried
 
@@ -140,8 +165,9 @@ def test_status_maps_to_typed_error_with_error_body(status, kind):
 @pytest.mark.parametrize(
     "response",
     [
-        httpx.Response(502, text="<html><body>Bad gateway</body></html>",
-                       headers={"content-type": "text/html"}),
+        httpx.Response(
+            502, text="<html><body>Bad gateway</body></html>", headers={"content-type": "text/html"}
+        ),
         httpx.Response(500, content=b"{not json"),
         httpx.Response(400, json={"message": "other shape"}),
         httpx.Response(400, content=b""),
@@ -193,13 +219,17 @@ def test_password_never_in_profile_repr():
 
 
 def test_exchanges_are_reported_without_credentials():
-    transport, _ = recording([httpx.Response(408, json=ERROR), httpx.Response(200, json={"result": "ok"})])
+    transport, _ = recording(
+        [httpx.Response(408, json=ERROR), httpx.Response(200, json={"result": "ok"})]
+    )
     client = make_client("https://bank.example", transport=transport)
     seen = []
     client.transport.add_listener(seen.append)
     run(client.healthcheck())
     assert [(e.method, e.path, e.status, e.attempt) for e in seen] == [
-        ("GET", "/v1/healthcheck", 408, 1), ("GET", "/v1/healthcheck", 200, 2)]
+        ("GET", "/v1/healthcheck", 408, 1),
+        ("GET", "/v1/healthcheck", 200, 2),
+    ]
     assert seen[0].request_id == seen[1].request_id
     assert "demo" not in repr(seen)
 

@@ -1,3 +1,4 @@
+import contextlib
 import datetime as dt
 
 import pytest
@@ -51,7 +52,7 @@ def test_quote_inside_a_string_is_doubled():
 
 
 def test_and_binds_tighter_than_or():
-    node = flt.parse('a[eq]1 or b[eq]2 and c[eq]3')
+    node = flt.parse("a[eq]1 or b[eq]2 and c[eq]3")
     assert isinstance(node, Group) and node.op == "or"
     assert node.items[1] == flt.all_of(flt.cond("b", "eq", 2), flt.cond("c", "eq", 3))
 
@@ -150,10 +151,8 @@ def test_build_print_parse_round_trips(tree):
 @given(st.text(alphabet=st.characters(), max_size=60))
 @settings(max_examples=500)
 def test_arbitrary_text_raises_only_filter_error(text):
-    try:
+    with contextlib.suppress(FilterError):
         flt.parse(text)
-    except FilterError:
-        pass
 
 
 @given(st.text(alphabet='abc[]()"; ,-0123456789eqltgandor', max_size=40))

@@ -18,16 +18,26 @@ def test_unknown_currency_is_refused():
 
 @pytest.mark.parametrize(
     ("text", "currency", "minor"),
-    [("1234.56", "EUR", 123456), ("1 234,5", "EUR", 123450), ("5", "JPY", 5),
-     ("0.001", "KWD", 1), ("0.1", "EUR", 10)],
+    [
+        ("1234.56", "EUR", 123456),
+        ("1 234,5", "EUR", 123450),
+        ("5", "JPY", 5),
+        ("0.001", "KWD", 1),
+        ("0.1", "EUR", 10),
+    ],
 )
 def test_to_minor_is_exact(text, currency, minor):
     assert to_minor(text, currency) == minor
 
 
-@pytest.mark.parametrize(("text", "reason"), [("1.234", "at most 2 decimal places"),
-                                              ("abc", "is not an amount"),
-                                              ("NaN", "is not an amount")])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("1.234", "at most 2 decimal places"),
+        ("abc", "is not an amount"),
+        ("NaN", "is not an amount"),
+    ],
+)
 def test_to_minor_refuses(text, reason):
     with pytest.raises(MoneyError, match=reason):
         to_minor(text, "EUR")

@@ -1,0 +1,95 @@
+"""The partner-desk command as a support agent runs it in a terminal."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+EXE = str(Path(sys.executable).with_name("partner-desk"))
+
+
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [EXE, *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def test_iban_valid_against_the_embedded_sandbox():
+    result = run_cli("iban", "DE89 3704 0044 0532 0130 00")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "IBAN      DE89 3704 0044 0532 0130 00",
+        "Offline   valid; country DE, bank code 37040044",
+        "API check (embedded sandbox)",
+        "  BIC     COBADEFFXXX",
+        "  Bank    Commerzbank",
+        "  Address Commerzbank Köln, Germany",
+        "  Country DE",
+        "  SEPA    yes",
+    ]
+
+
+def test_invalid_iban_gets_a_clear_message_and_a_non_zero_exit():
+    result = run_cli("iban", "DE89370400440532013001")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        "Invalid IBAN DE89370400440532013001: the check digits do not match: "
+        "a character is mistyped"
+    )
+
+
+def test_iban_against_a_base_url(sandbox_url):
+    result = run_cli("iban", "DE80100900011234567890", "--base-url", sandbox_url)
+    assert result.returncode == 2
+    assert re.fullmatch(
+        rf"API check \({re.escape(sandbox_url)}\) failed: Unknown bank: No bank data for "
+        r"DE80100900011234567890: its bank code 10090001 is not in the registry "
+        r"\(Error: [0-9a-f-]{36}\)\n",
+        result.stderr,
+    )
+    unreachable = run_cli("iban", "DE89370400440532013000", "--base-url", "http://127.0.0.1:9")
+    assert unreachable.returncode == 1
+    assert "Cannot reach http://127.0.0.1:9" in unreachable.stderr
+
+
+def test_sandbox_command_announces_its_port_and_serves():
+    with subprocess.Popen(
+        [EXE, "sandbox", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    ) as process:
+        _check_announced_sandbox(process)
+
+
+def _check_announced_sandbox(process: subprocess.Popen[str]) -> None:
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        match = re.fullmatch(r"Sandbox listening on (http://127\.0\.0\.1:(\d+))", line)
+        assert match, line
+        assert int(match.group(2)) > 0
+        response = httpx.get(f"{match.group(1)}/v1/healthcheck", timeout=10)
+        assert response.json() == {"result": "ok"}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_sandbox_refuses_a_bad_port():
+    result = run_cli("sandbox", "--port", "70000")
+    assert result.returncode == 2
+    assert "--port must be from 0 to 65535" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["iban", "--help"], ["sandbox", "--help"]])
+def test_help(args):
+    result = run_cli(*args)
+    assert result.returncode == 0
+    assert "partner-desk" in result.stdout
