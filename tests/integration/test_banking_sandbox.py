@@ -2,8 +2,11 @@
 
 import asyncio
 import datetime as dt
+import json
+import re
 import time
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -565,3 +568,20 @@ def test_unknown_path_is_a_404_with_the_error_body(admin):
     assert response.status_code == 404
     assert response.json()["detail"]["title"] == "Not found"
     assert isinstance(response, httpx.Response)
+
+
+def test_the_readme_minimal_bodies_are_accepted(admin):
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    person, company = (
+        json.loads(block) for block in re.findall(r"```json\n(.*?)```", readme, re.S)
+    )
+    auth, headers = ("demo", "demo"), {"x-partner-code": "PD"}
+    created = admin.post(
+        "/v1/clients", json=person, auth=auth, headers={**headers, "x-request-id": unique()}
+    )
+    assert created.status_code == 200, created.text
+    created = admin.post(
+        "/v2/clients", json=company, auth=auth, headers={**headers, "x-request-id": unique()}
+    )
+    assert created.status_code == 200, created.text
+    assert created.json()["kind"] == "corporate"
