@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -15,20 +16,19 @@ from app.api import models as m
 from app.api.errors import InvalidInput, ResponseValidationError
 from app.api.transport import Transport
 from app.core import filter as flt
+from app.core.limits import (
+    CLIENT_FILTER_FIELDS,
+    DEFAULT_LIMIT,
+    MAX_ATTACHMENT_BYTES,
+    MAX_ID,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    TRANSFER_FILTER_FIELDS,
+)
 from app.core.money import is_currency
 
 T = TypeVar("T")
-
-MAX_OFFSET = 2_147_483_647
-MAX_ID = 64
-
-CLIENT_FILTER_FIELDS: dict[str, flt.FieldType] = {
-    "email": str,
-    "contact_mobile_number": str,
-    "external_id": str,
-    "create_date": dt.date,
-}
-TRANSFER_FILTER_FIELDS: dict[str, flt.FieldType] = {"processing_date": dt.date}
+M = TypeVar("M", bound=BaseModel)
 
 
 def _segment(name: str, value: str, limit: int = MAX_ID) -> str:
@@ -44,8 +44,8 @@ def _page(
 ) -> dict[str, str | int]:
     if not 0 <= offset <= MAX_OFFSET:
         raise InvalidInput("offset", f"must be from 0 to {MAX_OFFSET}")
-    if not 1 <= limit <= 100:
-        raise InvalidInput("limit", "must be from 1 to 100")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput("limit", f"must be from 1 to {MAX_LIMIT}")
     params: dict[str, str | int] = {"offset": offset, "limit": limit}
     if filter_text is not None and filter_text != "":
         try:
@@ -132,7 +132,7 @@ class BankingClient:
         )
 
     async def list_clients(
-        self, *, offset: int = 0, limit: int = 20, filter: str | flt.Node | None = None
+        self, *, offset: int = 0, limit: int = DEFAULT_LIMIT, filter: str | flt.Node | None = None
     ) -> list[m.Client]:
         params = _page(offset, limit, filter, CLIENT_FILTER_FIELDS)
         return await self._call(_many(m.Client), "GET", "/v1/clients", params=params)
@@ -155,7 +155,7 @@ class BankingClient:
         )
 
     async def list_clients_v2(
-        self, *, offset: int = 0, limit: int = 20, filter: str | flt.Node | None = None
+        self, *, offset: int = 0, limit: int = DEFAULT_LIMIT, filter: str | flt.Node | None = None
     ) -> list[m.ClientV2]:
         params = _page(offset, limit, filter, CLIENT_FILTER_FIELDS)
         return await self._call(_many(m.ClientV2), "GET", "/v2/clients", params=params)
@@ -250,116 +250,84 @@ class BankingClient:
     def _transfers(self, account_id: str, kind: str) -> str:
         return f"/v1/accounts/{_segment('accountId', account_id)}/transfers/{kind}"
 
-    async def sepa_fee(self, account_id: str, parameters: m.SepaFeeParameters) -> m.FeeQuote:
+    async def _fee(self, account_id: str, kind: str, parameters: m.RequestModel) -> m.FeeQuote:
+        path = self._transfers(account_id, kind) + "/fee"
         return await self._call(
-            _one(m.FeeQuote),
-            "POST",
-            self._transfers(account_id, "sepa") + "/fee",
-            body={"parameters": parameters.body()},
+            _one(m.FeeQuote), "POST", path, body={"parameters": parameters.body()}
         )
+
+    async def _create_transfer(
+        self,
+        account_id: str,
+        kind: str,
+        answer: type[M],
+        transfer: m.RequestModel,
+        request_id: str | None,
+    ) -> M:
+        path = self._transfers(account_id, kind)
+        return await self._call(
+            _one(answer), "POST", path, body=transfer.body(), request_id=request_id
+        )
+
+    async def _list_transfers(
+        self, account_id: str, kind: str, answer: type[M], query: TransferQuery
+    ) -> list[M]:
+        path = self._transfers(account_id, kind)
+        return await self._call(_many(answer), "GET", path, params=query.params())
+
+    async def sepa_fee(self, account_id: str, parameters: m.SepaFeeParameters) -> m.FeeQuote:
+        return await self._fee(account_id, "sepa", parameters)
 
     async def create_sepa(
         self, account_id: str, transfer: m.SepaTransferCreate, *, request_id: str | None = None
     ) -> m.SepaTransfer:
-        return await self._call(
-            _one(m.SepaTransfer),
-            "POST",
-            self._transfers(account_id, "sepa"),
-            body=transfer.body(),
-            request_id=request_id,
-        )
+        return await self._create_transfer(account_id, "sepa", m.SepaTransfer, transfer, request_id)
 
     async def list_sepa(
-        self,
-        account_id: str,
-        *,
-        id: str | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        filter: str | flt.Node | None = None,
+        self, account_id: str, query: TransferQuery | None = None
     ) -> list[m.SepaTransfer]:
-        return await self._call(
-            _many(m.SepaTransfer),
-            "GET",
-            self._transfers(account_id, "sepa"),
-            params=_transfer_query(id, offset, limit, filter),
+        return await self._list_transfers(
+            account_id, "sepa", m.SepaTransfer, query or TransferQuery()
         )
 
     async def world_currencies(self, account_id: str) -> m.CurrencyList:
-        return await self._call(
-            _one(m.CurrencyList), "GET", self._transfers(account_id, "world") + "/currencies"
-        )
+        path = self._transfers(account_id, "world") + "/currencies"
+        return await self._call(_one(m.CurrencyList), "GET", path)
 
     async def world_fee(self, account_id: str, parameters: m.WorldFeeParameters) -> m.FeeQuote:
-        return await self._call(
-            _one(m.FeeQuote),
-            "POST",
-            self._transfers(account_id, "world") + "/fee",
-            body={"parameters": parameters.body()},
-        )
+        return await self._fee(account_id, "world", parameters)
 
     async def create_world(
         self, account_id: str, transfer: m.WorldTransferCreate, *, request_id: str | None = None
     ) -> m.WorldTransfer:
-        return await self._call(
-            _one(m.WorldTransfer),
-            "POST",
-            self._transfers(account_id, "world"),
-            body=transfer.body(),
-            request_id=request_id,
+        return await self._create_transfer(
+            account_id, "world", m.WorldTransfer, transfer, request_id
         )
 
     async def list_world(
-        self,
-        account_id: str,
-        *,
-        id: str | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        filter: str | flt.Node | None = None,
+        self, account_id: str, query: TransferQuery | None = None
     ) -> list[m.WorldTransfer]:
-        return await self._call(
-            _many(m.WorldTransfer),
-            "GET",
-            self._transfers(account_id, "world"),
-            params=_transfer_query(id, offset, limit, filter),
+        return await self._list_transfers(
+            account_id, "world", m.WorldTransfer, query or TransferQuery()
         )
 
     async def internal_fee(
         self, account_id: str, parameters: m.InternalFeeParameters
     ) -> m.FeeQuote:
-        return await self._call(
-            _one(m.FeeQuote),
-            "POST",
-            self._transfers(account_id, "internal") + "/fee",
-            body={"parameters": parameters.body()},
-        )
+        return await self._fee(account_id, "internal", parameters)
 
     async def create_internal(
         self, account_id: str, transfer: m.InternalTransferCreate, *, request_id: str | None = None
     ) -> m.InternalTransfer:
-        return await self._call(
-            _one(m.InternalTransfer),
-            "POST",
-            self._transfers(account_id, "internal"),
-            body=transfer.body(),
-            request_id=request_id,
+        return await self._create_transfer(
+            account_id, "internal", m.InternalTransfer, transfer, request_id
         )
 
     async def list_internal(
-        self,
-        account_id: str,
-        *,
-        id: str | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        filter: str | flt.Node | None = None,
+        self, account_id: str, query: TransferQuery | None = None
     ) -> list[m.InternalTransfer]:
-        return await self._call(
-            _many(m.InternalTransfer),
-            "GET",
-            self._transfers(account_id, "internal"),
-            params=_transfer_query(id, offset, limit, filter),
+        return await self._list_transfers(
+            account_id, "internal", m.InternalTransfer, query or TransferQuery()
         )
 
     # -- attachments
@@ -390,21 +358,22 @@ class BankingClient:
         )
 
 
-MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
+@dataclass(frozen=True)
+class TransferQuery:
+    """What a transfer list asks for: one transfer by id, a page, a filter on processing_date."""
 
+    id: str | None = None
+    offset: int = 0
+    limit: int = DEFAULT_LIMIT
+    filter: str | flt.Node | None = None
 
-def _transfer_query(
-    transfer_id: str | None, offset: int, limit: int, filter: str | flt.Node | None
-) -> dict[str, str | int]:
-    params = _page(offset, limit, filter, TRANSFER_FILTER_FIELDS)
-    if transfer_id:
-        if len(transfer_id) > MAX_ID:
-            raise InvalidInput("id", f"at most {MAX_ID} characters")
-        params["id"] = transfer_id
-    return params
-
-
-M = TypeVar("M", bound=BaseModel)
+    def params(self) -> dict[str, str | int]:
+        params = _page(self.offset, self.limit, self.filter, TRANSFER_FILTER_FIELDS)
+        if self.id:
+            if len(self.id) > MAX_ID:
+                raise InvalidInput("id", f"at most {MAX_ID} characters")
+            params["id"] = self.id
+        return params
 
 
 @cache

@@ -27,11 +27,9 @@ from app.api.errors import (
     InvalidInput,
     error_for_status,
 )
+from app.core.limits import MAX_PARTNER_CODE, MAX_REQUEST_ID
 
 log = logging.getLogger("partner_desk.api")
-
-MAX_REQUEST_ID = 64
-MAX_PARTNER_CODE = 255
 
 
 def new_request_id() -> str:
@@ -153,22 +151,9 @@ class Transport:
                 response = await self._client.send(
                     request, auth=httpx.USE_CLIENT_DEFAULT if secured else None
                 )
-            except httpx.TimeoutException as exc:
-                last_error = ApiTimeoutError(
-                    f"No answer from {self.profile.base_url} in time ({type(exc).__name__})",
-                    request_id=request_id,
-                    method=method,
-                    path=path,
-                )
-                self._notify(started, method, path, None, request_id, clock, attempt, last_error)
-                continue
             except httpx.TransportError as exc:
-                last_error = ApiConnectionError(
-                    f"Cannot reach {self.profile.base_url}: {exc or type(exc).__name__}",
-                    request_id=request_id,
-                    method=method,
-                    path=path,
-                )
+                last_error = _transport_error(exc, self.profile.base_url)
+                last_error.request_id, last_error.method, last_error.path = request_id, method, path
                 self._notify(started, method, path, None, request_id, clock, attempt, last_error)
                 continue
             await response.aread()
@@ -213,6 +198,12 @@ class Transport:
         )
         for listener in self._listeners:
             listener(exchange)
+
+
+def _transport_error(exc: httpx.TransportError, base_url: str) -> ApiConnectionError:
+    if isinstance(exc, httpx.TimeoutException):
+        return ApiTimeoutError(f"No answer from {base_url} in time ({type(exc).__name__})")
+    return ApiConnectionError(f"Cannot reach {base_url}: {exc or type(exc).__name__}")
 
 
 def _status_error(response: httpx.Response, method: str, path: str, request_id: str) -> ApiError:

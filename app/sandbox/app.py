@@ -24,13 +24,21 @@ from starlette.routing import Mount, Route
 from app.core import filter as flt
 from app.core.iban import IbanError
 from app.core.iban import validate as validate_iban
+from app.core.limits import (
+    CLIENT_FILTER_FIELDS,
+    DEFAULT_LIMIT,
+    MAX_ATTACHMENT_BYTES,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    MAX_PARTNER_CODE,
+    MAX_REQUEST_ID,
+    TRANSFER_FILTER_FIELDS,
+)
 from app.core.money import is_currency
 from app.sandbox.errors import Refusal
 from app.sandbox.nace import NACE_CODES
 from app.sandbox.schemas import validate
 from app.sandbox.store import (
-    CLIENT_FILTER_FIELDS,
-    TRANSFER_FILTER_FIELDS,
     WORLD_CURRENCIES,
     Bank,
     Fault,
@@ -44,9 +52,6 @@ log = logging.getLogger("partner_desk.sandbox")
 
 DEMO_USER = "demo"
 DEMO_PASSWORD = "demo"  # noqa: S105 - documented sandbox credentials
-MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
-DEFAULT_LIMIT = 20
-MAX_INT = 2_147_483_647
 
 _TITLES = {401: "Unauthorized", 408: "Request timeout", 500: "Internal error"}
 _MESSAGES = {
@@ -152,7 +157,7 @@ def operation(spec: Operation, handler: Handler) -> Callable[[Request], Awaitabl
         request_id = request.headers.get("x-request-id")
         path = request.url.path
         response = await _respond(request, bank, spec, handler, request_id, path)
-        if request_id is not None and len(request_id) <= 64:
+        if request_id is not None and len(request_id) <= MAX_REQUEST_ID:
             response.headers["x-request-id"] = request_id
         bank.log(
             {
@@ -189,10 +194,10 @@ async def _respond(
             partner = request.headers.get("x-partner-code")
             if not partner:
                 raise Refusal("x-partner-code: the header is required")
-            if len(partner) > 255:
-                raise Refusal("x-partner-code: at most 255 characters")
-        if request_id is not None and not 1 <= len(request_id) <= 64:
-            raise Refusal("x-request-id: 1 to 64 characters")
+            if len(partner) > MAX_PARTNER_CODE:
+                raise Refusal(f"x-partner-code: at most {MAX_PARTNER_CODE} characters")
+        if request_id is not None and not 1 <= len(request_id) <= MAX_REQUEST_ID:
+            raise Refusal(f"x-request-id: 1 to {MAX_REQUEST_ID} characters")
         if spec.idempotent and not request_id:
             raise Refusal("x-request-id: the header is required for create and update")
         body, fingerprint = await _read_body(request)
@@ -248,8 +253,8 @@ def _int_query(request: Request, name: str, default: int, low: int, high: int) -
 
 
 def _paging(request: Request) -> tuple[int, int]:
-    offset = _int_query(request, "offset", 0, 0, MAX_INT)
-    limit = _int_query(request, "limit", DEFAULT_LIMIT, 1, 100)
+    offset = _int_query(request, "offset", 0, 0, MAX_OFFSET)
+    limit = _int_query(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     return offset, limit
 
 

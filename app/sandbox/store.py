@@ -45,14 +45,6 @@ WORLD_CURRENCIES = ("EUR", "USD", "GBP", "CHF", "JPY")
 #: A transfer whose recipient_name starts with this ends in status "error" (funds released).
 REJECTED_RECIPIENT_PREFIX = "REJECT"
 
-CLIENT_FILTER_FIELDS: dict[str, flt.FieldType] = {
-    "email": str,
-    "contact_mobile_number": str,
-    "external_id": str,
-    "create_date": dt.date,
-}
-TRANSFER_FILTER_FIELDS: dict[str, flt.FieldType] = {"processing_date": dt.date}
-
 
 def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)

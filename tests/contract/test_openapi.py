@@ -11,6 +11,7 @@ from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
 from app.api import models as m
+from app.api.banking import TransferQuery
 from app.api.errors import ApiError
 from app.core.resources import OPENAPI_V1, OPENAPI_V2
 from app.sandbox.demo import DEMO_PERSON_ID
@@ -203,9 +204,11 @@ def exchanges(sandbox):
             ),
         )
         await asyncio.sleep(0.4)
-        await client.list_sepa(account.id, id="CS1")
-        await client.list_world(account.id, filter=f"processing_date[lte]{dt.date.today()}")
-        await client.list_internal(account.id, offset=0, limit=100)
+        await client.list_sepa(account.id, TransferQuery(id="CS1"))
+        await client.list_world(
+            account.id, TransferQuery(filter=f"processing_date[lte]{dt.date.today()}")
+        )
+        await client.list_internal(account.id, TransferQuery(offset=0, limit=100))
         await client.create_attachment(
             m.AttachmentMetadata(
                 document_type="passport",

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from app.api import models as m
+from app.api.banking import TransferQuery
 from app.api.errors import BadRequest, RequestTimeout, ServerError, Unauthorized
 from app.sandbox.demo import DEMO_COMPANY_ID, DEMO_PERSON_ID
 from tests.conftest import company_body, make_client, person_body, run
@@ -384,7 +385,7 @@ def test_transfers_move_balances_and_settle(sandbox_url):
         )
         assert internal.status == "done" and internal.description is None
         await asyncio.sleep(0.5)  # the sandbox settles after 0.3 s in tests
-        assert (await client.list_sepa(account.id, id="S1"))[0].status == "done"
+        assert (await client.list_sepa(account.id, TransferQuery(id="S1")))[0].status == "done"
         assert (await client.list_world(account.id))[0].status == "error"
         balances = {b.currency: b for b in await client.get_balance(person.id, account.id)}
         assert balances["EUR"].balance == 1_000_000 - 10_050
@@ -440,7 +441,9 @@ def test_transfers_move_balances_and_settle(sandbox_url):
         assert (
             await client.internal_fee(account.id, m.InternalFeeParameters(amount=5, currency="EUR"))
         ).fee.amount == 0
-        filtered = await client.list_sepa(account.id, filter=f"processing_date[eq]{today}")
+        filtered = await client.list_sepa(
+            account.id, TransferQuery(filter=f"processing_date[eq]{today}")
+        )
         assert [t.id for t in filtered] == ["S1"]
         await client.aclose()
 
