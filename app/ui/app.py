@@ -58,6 +58,8 @@ def install_excepthook(app: QApplication) -> None:
 
 def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # our transport logs each exchange once, with its x-request-id; httpx would repeat it
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     _route_qt_messages()
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)

@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.client = BankingClient(transport)
         self.connection_label.setText(f"{self.backend.name} ({url})")
         self.iban_view.setEnabled(True)
+        self.iban_view.input.setFocus()
         self.check_button.setEnabled(True)
         await self.sign_in()
         await self.check_health()
