@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -17,6 +18,20 @@ from app.sandbox.store import Bank
 T = TypeVar("T")
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01)
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_unexpected_warning_logs(request, caplog):
+    """DESIGN.md: a test fails on an unexpected warning log of ours."""
+    yield
+    if request.node.get_closest_marker("allow_warning_logs"):
+        return
+    unexpected = [
+        f"{r.name} {r.levelname}: {r.getMessage()}"
+        for r in caplog.get_records("call")
+        if r.levelno >= logging.WARNING and r.name.startswith("partner_desk")
+    ]
+    assert not unexpected, unexpected
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
