@@ -11,9 +11,9 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QListWidget,
     QMainWindow,
-    QPushButton,
-    QVBoxLayout,
+    QStackedWidget,
     QWidget,
 )
 
@@ -22,6 +22,7 @@ from app.api.errors import ApiError, Unauthorized
 from app.api.transport import Exchange, Profile, Transport
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
+from app.ui.request_log import RequestLogDock
 from app.ui.tasks import TaskGroup
 
 # The embedded sandbox's documented demo credentials.
@@ -56,16 +57,13 @@ class MainWindow(QMainWindow):
         self.health_label.setObjectName("healthLabel")
         self.signed_in_label = QLabel("Not signed in")
         self.signed_in_label.setObjectName("signedInLabel")
-        self.check_button = QPushButton("Check health")
-        self.check_button.setEnabled(False)
-        self.check_button.clicked.connect(lambda: self.tasks.spawn(self.check_health()))
-
-        header = QHBoxLayout()
+        self.request_id_label = QLabel("x-request-id: —")
+        self.request_id_label.setObjectName("requestIdLabel")
+        self.request_id_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for widget in (self.connection_label, self.signed_in_label, self.health_label):
-            header.addWidget(widget)
-            header.addSpacing(24)
-        header.addStretch(1)
-        header.addWidget(self.check_button)
+            widget.setContentsMargins(6, 0, 12, 0)
+            self.statusBar().addWidget(widget)
+        self.statusBar().addPermanentWidget(self.request_id_label)
 
         self.iban_view = IbanLookupView()
         self.iban_view.setEnabled(False)
@@ -73,18 +71,28 @@ class MainWindow(QMainWindow):
             self.iban_view, self._iban_check, self.presenter, self.tasks
         )
 
+        # navigation between the areas; each area is one page of the stack
+        self.navigation = QListWidget()
+        self.navigation.setObjectName("navigation")
+        self.navigation.setFixedWidth(170)
+        self.pages = QStackedWidget()
+        self.add_area("IBAN lookup", self.iban_view)
+        self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.navigation.setCurrentRow(0)
+
         central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.addLayout(header)
-        layout.addWidget(self.iban_view, 1)
+        layout = QHBoxLayout(central)
+        layout.addWidget(self.navigation)
+        layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
 
-        self.request_id_label = QLabel("x-request-id: —")
-        self.request_id_label.setObjectName("requestIdLabel")
-        self.request_id_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.statusBar().addPermanentWidget(self.request_id_label)
+        self.request_log = RequestLogDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.request_log)
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.request_log.toggleViewAction())
 
         refresh = QAction("Check health", self)
+        view_menu.addAction(refresh)
         refresh.setShortcut(QKeySequence(Qt.Key.Key_F5))
         refresh.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
         self.addAction(refresh)
@@ -93,7 +101,10 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(960, 600)
+            self.resize(1200, 760)
+        state = self._settings.value("main/state")
+        if state is not None:
+            self.restoreState(state)
 
     # -- start-up
 
@@ -119,7 +130,6 @@ class MainWindow(QMainWindow):
         self.connection_label.setText(f"{self.backend.name} ({url})")
         self.iban_view.setEnabled(True)
         self.iban_view.input.setFocus()
-        self.check_button.setEnabled(True)
         await self.sign_in()
         await self.check_health()
         self.statusBar().showMessage("Ready", 5000)
@@ -157,13 +167,19 @@ class MainWindow(QMainWindow):
         assert self.client is not None
         return await self.client.iban_check(iban)
 
+    def add_area(self, name: str, page: QWidget) -> None:
+        self.navigation.addItem(name)
+        self.pages.addWidget(page)
+
     def _on_exchange(self, exchange: Exchange) -> None:
         self.request_id_label.setText(f"x-request-id: {exchange.request_id}")
+        self.request_log.model.append(exchange)
 
     # -- shutdown
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         self._settings.setValue("main/geometry", self.saveGeometry())
+        self._settings.setValue("main/state", self.saveState())
         self.tasks.cancel_all()
         super().closeEvent(event)
 
