@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from app.api import models as m
 from app.api.errors import InvalidInput, ResponseValidationError
-from app.api.transport import Transport
+from app.api.json_stream import JsonArrayStream, JsonStreamError
+from app.api.transport import Transport, transport_error
 from app.core import filter as flt
 from app.core.limits import (
     CLIENT_FILTER_FIELDS,
@@ -98,15 +100,7 @@ class BankingClient:
         try:
             return adapter.validate_json(response.content)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise ResponseValidationError(
-                f"The answer to {method} {path} does not fit the contract: {where}: {first['msg']}",
-                status=response.status_code,
-                request_id=response.request.headers.get("x-request-id"),
-                method=method,
-                path=path,
-            ) from None
+            raise _contract_error(exc, method, path, response.request) from None
 
     # -- service (no credentials)
 
@@ -219,20 +213,49 @@ class BankingClient:
         *,
         currency: str | None = None,
     ) -> list[m.StatementRecord]:
-        if date_from > date_to:
-            raise InvalidInput("date_from", f"{date_from} is after date_to {date_to}")
-        params: dict[str, str | int] = {
-            "date_from": date_from.isoformat(),
-            "date_to": date_to.isoformat(),
-        }
-        if _currency(currency):
-            params["currency"] = str(currency)
+        params = _statement_query(date_from, date_to, currency)
         return await self._call(
             _many(m.StatementRecord),
             "GET",
             self._account_path(client_id, account_id) + "/statement",
             params=params,
         )
+
+    async def iter_statement(
+        self,
+        client_id: str,
+        account_id: str,
+        date_from: dt.date,
+        date_to: dt.date,
+        *,
+        currency: str | None = None,
+        batch_size: int = 2000,
+    ) -> AsyncIterator[list[m.StatementRecord]]:
+        """The statement in batches as it arrives, so a long one can be shown (and cancelled)
+        while it downloads; closing the iterator closes the connection."""
+        params = _statement_query(date_from, date_to, currency)
+        path = self._account_path(client_id, account_id) + "/statement"
+        response = await self.transport.request("GET", path, params=params, stream=True)
+        adapter = _many(m.StatementRecord)
+        parser = JsonArrayStream()
+        pending: list[Any] = []
+        try:
+            async for chunk in response.aiter_bytes():
+                pending.extend(parser.feed(chunk))
+                if len(pending) >= batch_size:
+                    yield _validated(adapter, pending, response.request)
+                    pending = []
+            pending.extend(parser.finish())
+            if pending:
+                yield _validated(adapter, pending, response.request)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, self.transport.profile.base_url) from None
+        except JsonStreamError as exc:
+            raise ResponseValidationError(
+                f"The answer to GET {path} is not a JSON array: {exc}", method="GET", path=path
+            ) from None
+        finally:
+            await response.aclose()
 
     async def account_operation(
         self, client_id: str, account_id: str, operation: str
@@ -356,6 +379,40 @@ class BankingClient:
             files=files,
             request_id=request_id,
         )
+
+
+def _statement_query(
+    date_from: dt.date, date_to: dt.date, currency: str | None
+) -> dict[str, str | int]:
+    if date_from > date_to:
+        raise InvalidInput("date_from", f"{date_from} is after date_to {date_to}")
+    params: dict[str, str | int] = {
+        "date_from": date_from.isoformat(),
+        "date_to": date_to.isoformat(),
+    }
+    if _currency(currency):
+        params["currency"] = str(currency)
+    return params
+
+
+def _validated(adapter: TypeAdapter[list[M]], items: list[Any], request: httpx.Request) -> list[M]:
+    try:
+        return adapter.validate_python(items)
+    except ValidationError as exc:
+        raise _contract_error(exc, request.method, request.url.path, request) from None
+
+
+def _contract_error(
+    exc: ValidationError, method: str, path: str, request: httpx.Request
+) -> ResponseValidationError:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return ResponseValidationError(
+        f"The answer to {method} {path} does not fit the contract: {where}: {first['msg']}",
+        request_id=request.headers.get("x-request-id"),
+        method=method,
+        path=path,
+    )
 
 
 @dataclass(frozen=True)

@@ -119,10 +119,12 @@ class Transport:
         files: Mapping[str, tuple[str | None, bytes, str]] | None = None,
         secured: bool = True,
         request_id: str | None = None,
+        stream: bool = False,
     ) -> httpx.Response:
         """Send, retrying on 408 and connection errors with the same x-request-id.
 
-        Returns a 2xx response; raises an ApiError subclass for anything else.
+        Returns a 2xx response; raises an ApiError subclass for anything else. With ``stream``
+        the body of a 2xx answer is not read yet: the caller reads it and must close it.
         """
         request_id = request_id or new_request_id()
         if not 0 < len(request_id) <= MAX_REQUEST_ID:
@@ -149,17 +151,24 @@ class Transport:
             try:
                 # open operations (IBAN check, healthcheck) never carry the credentials
                 response = await self._client.send(
-                    request, auth=httpx.USE_CLIENT_DEFAULT if secured else None
+                    request, auth=httpx.USE_CLIENT_DEFAULT if secured else None, stream=stream
                 )
             except httpx.TransportError as exc:
-                last_error = _transport_error(exc, self.profile.base_url)
+                last_error = transport_error(exc, self.profile.base_url)
                 last_error.request_id, last_error.method, last_error.path = request_id, method, path
                 self._notify(started, method, path, None, request_id, clock, attempt, last_error)
                 continue
-            await response.aread()
             self._notify(started, method, path, response.status_code, request_id, clock, attempt)
             if response.is_success:
+                if not stream:
+                    await response.aread()
                 return response
+            try:
+                await response.aread()
+            except httpx.TransportError:
+                pass  # the error body is a courtesy; the status says enough
+            finally:
+                await response.aclose()
             last_error = _status_error(response, method, path, request_id)
             if response.status_code != 408:
                 raise last_error
@@ -200,7 +209,8 @@ class Transport:
             listener(exchange)
 
 
-def _transport_error(exc: httpx.TransportError, base_url: str) -> ApiConnectionError:
+def transport_error(exc: httpx.TransportError, base_url: str) -> ApiConnectionError:
+    """The typed error for no (complete) answer."""
     if isinstance(exc, httpx.TimeoutException):
         return ApiTimeoutError(f"No answer from {base_url} in time ({type(exc).__name__})")
     return ApiConnectionError(f"Cannot reach {base_url}: {exc or type(exc).__name__}")
@@ -210,15 +220,12 @@ def _status_error(response: httpx.Response, method: str, path: str, request_id: 
     """The typed error for a non-2xx answer, with the error body when there is one."""
     kind = error_for_status(response.status_code)
     failure_message = error_id = title = None
-    try:
-        body = json.loads(response.content)
-        detail = body.get("detail") if isinstance(body, dict) else None
-        if isinstance(detail, dict):
-            failure_message = _text_or_none(body.get("failure_message"))
-            error_id = _text_or_none(detail.get("error_id"))
-            title = _text_or_none(detail.get("title"))
-    except ValueError:
-        pass  # a proxy's HTML page, an empty body: still a typed error, without the body
+    body = _json_or_none(response)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(body, dict) and isinstance(detail, dict):
+        failure_message = _text_or_none(body.get("failure_message"))
+        error_id = _text_or_none(detail.get("error_id"))
+        title = _text_or_none(detail.get("title"))
     summary = failure_message or f"HTTP {response.status_code} {response.reason_phrase}".strip()
     return kind(
         summary,
@@ -230,6 +237,14 @@ def _status_error(response: httpx.Response, method: str, path: str, request_id: 
         method=method,
         path=path,
     )
+
+
+def _json_or_none(response: httpx.Response) -> object:
+    """The parsed body, or None for a proxy's HTML page, an empty or an unread body."""
+    try:
+        return json.loads(response.content)
+    except (ValueError, httpx.ResponseNotRead):
+        return None
 
 
 def _text_or_none(value: object) -> str | None:

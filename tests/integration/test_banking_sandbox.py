@@ -588,3 +588,29 @@ def test_the_readme_minimal_bodies_are_accepted(admin):
     )
     assert created.status_code == 200, created.text
     assert created.json()["kind"] == "corporate"
+
+
+def test_statement_streams_in_batches_equal_to_the_whole(sandbox_url):
+    async def scenario():
+        client = make_client(sandbox_url)
+        account = (await client.list_accounts(DEMO_PERSON_ID))[0]
+        start, end = dt.date(2000, 1, 1), dt.date(2100, 12, 31)
+        sizes, streamed = [], []
+        async for batch in client.iter_statement(
+            DEMO_PERSON_ID, account.id, start, end, batch_size=5000
+        ):
+            sizes.append(len(batch))
+            streamed.extend(batch)
+        whole = await client.get_statement(DEMO_PERSON_ID, account.id, start, end)
+        # stopping early closes the connection and leaves the client usable
+        async for _batch in client.iter_statement(DEMO_PERSON_ID, account.id, start, end):
+            break
+        assert (await client.healthcheck()).result == "ok"
+        await client.aclose()
+        return sizes, streamed, whole
+
+    sizes, streamed, whole = run(scenario())
+    assert streamed == whole
+    assert len(streamed) >= 100_000
+    assert len(sizes) > 10
+    assert all(size >= 5000 for size in sizes[:-1])
