@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import datetime as dt
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings, Qt
@@ -19,10 +20,13 @@ from PySide6.QtWidgets import (
 
 from app.api.banking import BankingClient
 from app.api.errors import ApiError, Unauthorized
+from app.api.models import Account, IbanBankData, StatementRecord
 from app.api.transport import Exchange, Profile, Transport
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
 from app.ui.request_log import RequestLogDock
+from app.ui.statement import StatementController
+from app.ui.statement_view import StatementView
 from app.ui.tasks import TaskGroup
 
 # The embedded sandbox's documented demo credentials.
@@ -76,6 +80,17 @@ class MainWindow(QMainWindow):
         self.navigation.setObjectName("navigation")
         self.navigation.setFixedWidth(170)
         self.pages = QStackedWidget()
+        self.statement_view = StatementView()
+        self.statement_view.setEnabled(False)
+        self.statement = StatementController(
+            self.statement_view,
+            statement=self._statement_batches,
+            accounts=self._accounts,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self.add_area("Statements", self.statement_view)
         self.add_area("IBAN lookup", self.iban_view)
         self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.navigation.setCurrentRow(0)
@@ -129,6 +144,7 @@ class MainWindow(QMainWindow):
         self.client = BankingClient(transport)
         self.connection_label.setText(f"{self.backend.name} ({url})")
         self.iban_view.setEnabled(True)
+        self.statement_view.setEnabled(True)
         self.iban_view.input.setFocus()
         await self.sign_in()
         await self.check_health()
@@ -163,9 +179,26 @@ class MainWindow(QMainWindow):
         self.health_label.setText(f"Health: {result.result}")
         self.health_label.setStyleSheet("color: #1b7f3b;")
 
-    async def _iban_check(self, iban: str):  # type: ignore[no-untyped-def]
+    async def _iban_check(self, iban: str) -> IbanBankData:
         assert self.client is not None
         return await self.client.iban_check(iban)
+
+    def _statement_batches(
+        self,
+        client_id: str,
+        account_id: str,
+        date_from: dt.date,
+        date_to: dt.date,
+        currency: str | None,
+    ) -> AsyncIterator[list[StatementRecord]]:
+        assert self.client is not None
+        return self.client.iter_statement(
+            client_id, account_id, date_from, date_to, currency=currency
+        )
+
+    async def _accounts(self, client_id: str) -> list[Account]:
+        assert self.client is not None
+        return await self.client.list_accounts(client_id)
 
     def add_area(self, name: str, page: QWidget) -> None:
         self.navigation.addItem(name)

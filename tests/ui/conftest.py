@@ -13,6 +13,11 @@ from PySide6.QtCore import QSettings
 T = TypeVar("T")
 
 
+# Drive buttons with QAbstractButton.click(): QTest's mouse and key functions process pending
+# Qt events, which would step a running request's task outside the qasync loop. In the app
+# that loop is always running; in tests it runs only inside run_on().
+
+
 @pytest.fixture(scope="session")
 def qloop(qapp) -> Iterator[qasync.QEventLoop]:
     # one loop for the session, as in the app: creating and closing a qasync loop per test

@@ -57,7 +57,7 @@ def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, settin
     window = open_window(qtbot, qloop, sandbox, settings)
     view = window.iban_view
     qtbot.keyClicks(view.input, "DE80100900011234567890")  # valid, but no bank has that code
-    qtbot.mouseClick(view.lookup_button, Qt.MouseButton.LeftButton)
+    view.lookup_button.click()
     run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
     box = window.presenter.open_boxes[0]
     assert box.windowTitle() == "Unknown bank"
@@ -76,7 +76,7 @@ def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, settin
 
 def test_empty_lookup_asks_for_an_iban(qtbot, qloop, sandbox, settings):
     window = open_window(qtbot, qloop, sandbox, settings)
-    qtbot.mouseClick(window.iban_view.lookup_button, Qt.MouseButton.LeftButton)
+    window.iban_view.lookup_button.click()
     assert window.iban_view.validity.text() == "Enter an IBAN to look up."
     run_on(qloop, window.aclose())
 
@@ -94,9 +94,9 @@ def test_unreachable_service_shows_in_the_health(qtbot, qloop, settings):
 
 def test_geometry_is_remembered(qtbot, qloop, sandbox, settings):
     window = open_window(qtbot, qloop, sandbox, settings)
-    window.resize(760, 520)
+    window.resize(790, 540)
     window.close()
     again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
     qtbot.addWidget(again)
-    assert (again.width(), again.height()) == (760, 520)
+    assert (again.width(), again.height()) == (790, 540)
     run_on(qloop, window.aclose())

@@ -8,8 +8,9 @@ from app.api.json_stream import JsonArrayStream, JsonStreamError
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3)
+    ),
     max_leaves=10,
 )
 
@@ -46,6 +47,10 @@ def test_numbers_split_across_chunks_are_not_cut():
 )
 def test_bad_streams_are_refused(raw, message):
     stream = JsonArrayStream()
-    with pytest.raises(JsonStreamError, match=message):
+
+    def read_all() -> None:
         stream.feed(raw)
         stream.finish()
+
+    with pytest.raises(JsonStreamError, match=message):
+        read_all()

@@ -1,0 +1,20 @@
+"""CSV export with spreadsheet-formula injection neutralised."""
+
+from __future__ import annotations
+
+import re
+
+# A spreadsheet runs a cell starting with one of these as a formula (OWASP CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def neutralise(cell: str) -> str:
+    """The cell as text a spreadsheet will not evaluate; plain numbers stay numbers."""
+    if cell.startswith(_FORMULA_START) and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def neutralise_row(cells: tuple[str, ...] | list[str]) -> list[str]:
+    return [neutralise(cell) for cell in cells]
