@@ -15,7 +15,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from app.api import models as m
 from app.api.errors import InvalidInput, ResponseValidationError
-from app.api.json_stream import JsonArrayStream, JsonStreamError
+from app.api.json_stream import JsonArraySplitter, JsonStreamError, join
 from app.api.transport import Transport, transport_error
 from app.core import filter as flt
 from app.core.limits import (
@@ -213,13 +213,12 @@ class BankingClient:
         *,
         currency: str | None = None,
     ) -> list[m.StatementRecord]:
-        params = _statement_query(date_from, date_to, currency)
-        return await self._call(
-            _many(m.StatementRecord),
-            "GET",
-            self._account_path(client_id, account_id) + "/statement",
-            params=params,
-        )
+        records: list[m.StatementRecord] = []
+        async for batch in self.iter_statement(
+            client_id, account_id, date_from, date_to, currency=currency
+        ):
+            records.extend(batch)
+        return records
 
     async def iter_statement(
         self,
@@ -229,25 +228,26 @@ class BankingClient:
         date_to: dt.date,
         *,
         currency: str | None = None,
-        batch_size: int = 2000,
     ) -> AsyncIterator[list[m.StatementRecord]]:
         """The statement in batches as it arrives, so a long one can be shown (and cancelled)
         while it downloads; closing the iterator closes the connection."""
         params = _statement_query(date_from, date_to, currency)
         path = self._account_path(client_id, account_id) + "/statement"
         response = await self.transport.request("GET", path, params=params, stream=True)
-        adapter = _many(m.StatementRecord)
-        parser = JsonArrayStream()
-        pending: list[Any] = []
+        splitter = JsonArraySplitter()
+        carry: bytes | None = None
         try:
             async for chunk in response.aiter_bytes():
-                pending.extend(parser.feed(chunk))
-                if len(pending) >= batch_size:
-                    yield _validated(adapter, pending, response.request)
-                    pending = []
-            pending.extend(parser.finish())
-            if pending:
-                yield _validated(adapter, pending, response.request)
+                for piece in splitter.feed(chunk):
+                    carry, batch = _statement_piece(carry, piece, response.request, final=False)
+                    if batch:
+                        yield batch
+            for piece in splitter.finish():
+                carry, batch = _statement_piece(carry, piece, response.request, final=True)
+                if batch:
+                    yield batch
+            if carry is not None:
+                _statement_piece(None, carry, response.request, final=True)
         except httpx.TransportError as exc:
             raise transport_error(exc, self.transport.profile.base_url) from None
         except JsonStreamError as exc:
@@ -395,10 +395,19 @@ def _statement_query(
     return params
 
 
-def _validated(adapter: TypeAdapter[list[M]], items: list[Any], request: httpx.Request) -> list[M]:
+_STATEMENT: TypeAdapter[list[m.StatementRecord]] = TypeAdapter(list[m.StatementRecord])
+
+
+def _statement_piece(
+    carry: bytes | None, piece: bytes, request: httpx.Request, *, final: bool
+) -> tuple[bytes | None, list[m.StatementRecord]]:
+    """Validate a piece (joined to a carried one); a piece cut inside a string is carried."""
+    text = piece if carry is None else join(carry, piece)
     try:
-        return adapter.validate_python(items)
+        return None, _STATEMENT.validate_json(b"[" + text + b"]")
     except ValidationError as exc:
+        if not final and exc.errors()[0]["type"] == "json_invalid":
+            return text, []
         raise _contract_error(exc, request.method, request.url.path, request) from None
 
 

@@ -1,84 +1,71 @@
-"""Splitting a JSON array into its items while it arrives, so a big answer is parsed in
-small steps between which the GUI keeps running."""
+"""Cutting a JSON array of objects into pieces while it arrives, so a big answer is validated
+in small steps (between which the GUI keeps running) by pydantic's own JSON parser.
+
+A piece ends where an object ends and a comma follows. Inside a string the same bytes can
+occur; such a piece does not parse, and the caller joins it to the next one (``join``), which
+gives back the original bytes exactly because the cut is made at the comma itself.
+"""
 
 from __future__ import annotations
 
-import codecs
-import json
-from typing import Any
-
-_WHITESPACE = " \t\n\r"
+_WHITESPACE = b" \t\n\r"
+_LOOK_BACK = 64  # bytes searched before a comma for the "}" that ends an object
 
 
 class JsonStreamError(ValueError):
     """The stream is not a JSON array, or it ended before the array did."""
 
 
-class JsonArrayStream:
-    def __init__(self) -> None:
-        self._decode = codecs.getincrementaldecoder("utf-8")()
-        self._decoder = json.JSONDecoder()
-        self._buffer = ""
-        self._state = "start"  # start, first, item, after, end
-        self.count = 0
+class JsonArraySplitter:
+    def __init__(self, piece_size: int = 128 * 1024) -> None:
+        self.piece_size = piece_size
+        self._buffer = b""
+        self._opened = False
 
-    def feed(self, chunk: bytes) -> list[Any]:
-        """The items completed by this chunk, in order."""
-        try:
-            self._buffer += self._decode.decode(chunk)
-        except UnicodeDecodeError as exc:
-            raise JsonStreamError(f"not UTF-8: {exc}") from None
-        return self._drain(final=False)
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Pieces completed by this chunk: the items' bytes without brackets or the last comma."""
+        self._buffer += chunk
+        if not self._opened:
+            stripped = self._buffer.lstrip(_WHITESPACE)
+            if not stripped:
+                return []
+            if not stripped.startswith(b"["):
+                raise JsonStreamError(f"expected a JSON array, found {stripped[:1]!r}")
+            self._buffer = stripped[1:]
+            self._opened = True
+        if len(self._buffer) < self.piece_size:
+            return []
+        cut = self._last_cut()
+        if cut < 0:
+            return []
+        piece, self._buffer = self._buffer[:cut], self._buffer[cut + 1 :]
+        return [piece]
 
-    def finish(self) -> list[Any]:
-        """The last items; raises when the array is incomplete or followed by more."""
-        try:
-            self._buffer += self._decode.decode(b"", final=True)
-        except UnicodeDecodeError as exc:
-            raise JsonStreamError(f"not UTF-8: {exc}") from None
-        items = self._drain(final=True)
-        if self._state != "end":
-            raise JsonStreamError(f"the array ended early, after {self.count} items")
-        return items
+    def finish(self) -> list[bytes]:
+        """The last piece; raises when the array did not start or did not end."""
+        if not self._opened:
+            raise JsonStreamError("expected a JSON array, found nothing")
+        rest = self._buffer.rstrip(_WHITESPACE)
+        if not rest.endswith(b"]"):
+            raise JsonStreamError("the array ended early: the answer was cut off")
+        self._buffer = b""
+        piece = rest[:-1]
+        return [piece] if piece.strip(_WHITESPACE) else []
 
-    def _drain(self, *, final: bool) -> list[Any]:
+    def _last_cut(self) -> int:
+        """The position of the last comma that follows an object's closing brace, or -1."""
         buffer = self._buffer
-        size = len(buffer)
-        position = 0
-        items: list[Any] = []
+        end = len(buffer)
         while True:
-            while position < size and buffer[position] in _WHITESPACE:
-                position += 1
-            if position >= size:
-                break
-            char = buffer[position]
-            if self._state == "start":
-                if char != "[":
-                    raise JsonStreamError(f"expected a JSON array, found {char!r}")
-                self._state = "first"
-                position += 1
-            elif self._state in ("first", "after") and char == "]":
-                self._state = "end"
-                position += 1
-            elif self._state == "after":
-                if char != ",":
-                    raise JsonStreamError(f"expected ',' or ']' after item {self.count}")
-                self._state = "item"
-                position += 1
-            elif self._state == "end":
-                raise JsonStreamError("more data after the end of the array")
-            else:
-                try:
-                    item, end = self._decoder.raw_decode(buffer, position)
-                except json.JSONDecodeError as exc:
-                    if final:
-                        raise JsonStreamError(f"item {self.count + 1}: {exc}") from None
-                    break  # most likely cut by the chunk boundary: wait for more
-                if end >= size and not final:
-                    break  # a number may go on in the next chunk
-                items.append(item)
-                self.count += 1
-                self._state = "after"
-                position = end
-        self._buffer = buffer[position:]
-        return items
+            comma = buffer.rfind(b",", 0, end)
+            if comma < 0:
+                return -1
+            before = buffer[max(0, comma - _LOOK_BACK) : comma].rstrip(_WHITESPACE)
+            if before.endswith(b"}"):
+                return comma
+            end = comma
+
+
+def join(first: bytes, second: bytes) -> bytes:
+    """Two pieces as the bytes they were cut from."""
+    return first + b"," + second

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, NotRequired, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
 
 from app.api.errors import InvalidInput
 from app.core.countries import is_country
@@ -361,7 +362,10 @@ class Balance(Model):
     date: dt.date
 
 
-class StatementRecord(Model):
+class StatementRecord(TypedDict):
+    """A statement record. A typed dict, not a model: a statement holds 100,000 of them, and
+    pydantic validates dicts in half the time it takes to build models."""
+
     id: str
     booking_date: dt.date
     type: str
@@ -369,9 +373,9 @@ class StatementRecord(Model):
     amount: int
     currency: str
     description: str
-    counterparty_name: str | None = None
-    counterparty_account: str | None = None
-    reference: str | None = None
+    counterparty_name: NotRequired[str | None]
+    counterparty_account: NotRequired[str | None]
+    reference: NotRequired[str | None]
     balance_after: int
 
 

@@ -243,5 +243,5 @@ def _discard(path: Path) -> None:
 def _main_currency(records: list[StatementRecord]) -> str:
     counts: dict[str, int] = {}
     for record in records:
-        counts[record.currency] = counts.get(record.currency, 0) + 1
+        counts[record["currency"]] = counts.get(record["currency"], 0) + 1
     return max(counts, key=lambda code: counts[code])

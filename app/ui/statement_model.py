@@ -1,7 +1,8 @@
 """The statement table model: 100,000 rows stay smooth.
 
-Each cell is formatted once, when its batch arrives; data() only looks strings up. Sorting and
-searching reorder a list of row numbers, never the records, and no proxy model is involved.
+A row is formatted once, the first time it is needed (shown, searched or exported), and kept;
+data() then only looks strings up. Sorting and searching reorder a list of row numbers, never
+the records, and no proxy model is involved.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 def signed_amount(record: StatementRecord) -> int:
-    return record.amount if record.direction == "credit" else -record.amount
+    return record["amount"] if record["direction"] == "credit" else -record["amount"]
 
 
 def _money(amount: int, currency: str) -> str:
@@ -47,16 +48,17 @@ def _money(amount: int, currency: str) -> str:
 
 
 def format_cells(record: StatementRecord) -> tuple[str, ...]:
+    currency = record["currency"]
     return (
-        record.booking_date.isoformat(),
-        record.type,
-        _money(signed_amount(record), record.currency),
-        record.currency,
-        record.description,
-        record.counterparty_name or "",
-        record.counterparty_account or "",
-        record.reference or "",
-        _money(record.balance_after, record.currency),
+        record["booking_date"].isoformat(),
+        record["type"],
+        _money(signed_amount(record), currency),
+        currency,
+        record["description"],
+        record.get("counterparty_name") or "",
+        record.get("counterparty_account") or "",
+        record.get("reference") or "",
+        _money(record["balance_after"], currency),
     )
 
 
@@ -64,7 +66,7 @@ class StatementModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._records: list[StatementRecord] = []
-        self._cells: list[tuple[str, ...]] = []
+        self._cells: list[tuple[str, ...] | None] = []  # formatted on first need
         self._order: list[int] = []  # the rows shown, as positions in _records
         self._haystack: list[str] | None = None  # lower-cased row text, built on first search
         self._search = ""
@@ -82,11 +84,12 @@ class StatementModel(QAbstractTableModel):
 
     def append_batch(self, records: list[StatementRecord]) -> None:
         start = len(self._records)
-        cells = [format_cells(record) for record in records]
         self._records.extend(records)
-        self._cells.extend(cells)
+        self._cells.extend([None] * len(records))
         if self._haystack is not None:
-            self._haystack.extend("\t".join(row).lower() for row in cells)
+            self._haystack.extend(
+                "\t".join(self._row(i)).lower() for i in range(start, len(self._records))
+            )
         shown = [i for i in range(start, len(self._records)) if self._matches(i)]
         if not shown:
             return
@@ -111,7 +114,13 @@ class StatementModel(QAbstractTableModel):
 
     def visible_rows(self) -> Iterator[tuple[str, ...]]:
         """The rows as shown: searched and sorted."""
-        return (self._cells[i] for i in self._order)
+        return (self._row(i) for i in self._order)
+
+    def _row(self, position: int) -> tuple[str, ...]:
+        cells = self._cells[position]
+        if cells is None:
+            cells = self._cells[position] = format_cells(self._records[position])
+        return cells
 
     # -- Qt
 
@@ -126,7 +135,7 @@ class StatementModel(QAbstractTableModel):
             return None
         row = self._order[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._cells[row][index.column()]
+            return self._row(row)[index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (AMOUNT, BALANCE):
             return _RIGHT
         if role == RecordRole:
@@ -158,11 +167,11 @@ class StatementModel(QAbstractTableModel):
         if column == AMOUNT:
             return lambda i: signed_amount(records[i])
         if column == BALANCE:
-            return lambda i: records[i].balance_after
+            return lambda i: records[i]["balance_after"]
         if column == DATE:
-            return lambda i: (records[i].booking_date, i)
-        cells = self._cells
-        return lambda i: cells[i][column].casefold()
+            return lambda i: (records[i]["booking_date"], i)
+        row = self._row
+        return lambda i: row(i)[column].casefold()
 
     # -- search
 
@@ -170,7 +179,7 @@ class StatementModel(QAbstractTableModel):
         self.beginResetModel()
         self._search = text.strip().lower()
         if self._search and self._haystack is None:
-            self._haystack = ["\t".join(row).lower() for row in self._cells]
+            self._haystack = ["\t".join(self._row(i)).lower() for i in range(len(self._records))]
         self._order = [i for i in range(len(self._records)) if self._matches(i)]
         if self._sort is not None:
             self._apply_sort()
@@ -187,6 +196,6 @@ def daily_balances(records: Iterable[StatementRecord], currency: str) -> list[tu
     """The balance at the end of each day with a movement, for the chart."""
     by_day: dict[dt.date, int] = {}
     for record in records:
-        if record.currency == currency:
-            by_day[record.booking_date] = record.balance_after
+        if record["currency"] == currency:
+            by_day[record["booking_date"]] = record["balance_after"]
     return sorted(by_day.items())

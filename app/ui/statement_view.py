@@ -54,6 +54,7 @@ class StatementView(QWidget):
         self.client_id.setObjectName("statementClientId")
         self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
         self.client_id.setMaxLength(64)
+        self.client_id.setMinimumWidth(170)
         self.account = QComboBox()
         self.account.setObjectName("statementAccount")
         self.account.setEditable(True)

@@ -423,12 +423,12 @@ def test_transfers_move_balances_and_settle(sandbox_url):
             )
         today = dt.date.today()
         statement = await client.get_statement(person.id, account.id, today, today, currency="EUR")
-        assert [(r.type, r.direction, r.amount) for r in statement] == [
+        assert [(r["type"], r["direction"], r["amount"]) for r in statement] == [
             ("opening", "credit", 1_000_000),
             ("sepa", "debit", 10_000),
             ("fee", "debit", 50),
         ]
-        assert statement[-1].balance_after == 1_000_000 - 10_050
+        assert statement[-1]["balance_after"] == 1_000_000 - 10_050
         assert await client.list_internal(other.id) == []
         assert (await client.world_currencies(account.id)).currencies[0] == "EUR"
         quote = await client.world_fee(
@@ -502,9 +502,10 @@ def test_statement_of_100000_records_is_served_in_well_under_a_second(sandbox_ur
     # the balances in the statement add up
     running = 0
     for record in records:
-        if record.currency == "EUR":
-            running += record.amount if record.direction == "credit" else -record.amount
-            assert record.balance_after == running
+        if record["currency"] == "EUR":
+            amount = record["amount"]
+            running += amount if record["direction"] == "credit" else -amount
+            assert record["balance_after"] == running
 
 
 def test_raw_requests_get_the_error_body_for_every_refusal(admin):
@@ -596,9 +597,7 @@ def test_statement_streams_in_batches_equal_to_the_whole(sandbox_url):
         account = (await client.list_accounts(DEMO_PERSON_ID))[0]
         start, end = dt.date(2000, 1, 1), dt.date(2100, 12, 31)
         sizes, streamed = [], []
-        async for batch in client.iter_statement(
-            DEMO_PERSON_ID, account.id, start, end, batch_size=5000
-        ):
+        async for batch in client.iter_statement(DEMO_PERSON_ID, account.id, start, end):
             sizes.append(len(batch))
             streamed.extend(batch)
         whole = await client.get_statement(DEMO_PERSON_ID, account.id, start, end)
@@ -612,5 +611,4 @@ def test_statement_streams_in_batches_equal_to_the_whole(sandbox_url):
     sizes, streamed, whole = run(scenario())
     assert streamed == whole
     assert len(streamed) >= 100_000
-    assert len(sizes) > 10
-    assert all(size >= 5000 for size in sizes[:-1])
+    assert len(sizes) > 10  # pieces of about 128 KiB

@@ -36,7 +36,7 @@ def test_cells_are_formatted_once_in_major_units(qapp):
     assert model.columnCount() == len(COLUMNS)
     assert column(model, AMOUNT) == ["-12.50", "5"]
     assert model.data(model.index(0, 8)) == "999.99"
-    assert model.data(model.index(1, 0), RecordRole).id == "ST2"
+    assert model.data(model.index(1, 0), RecordRole)["id"] == "ST2"
     assert model.data(model.index(0, AMOUNT), Qt.ItemDataRole.TextAlignmentRole) is not None
 
 

@@ -237,3 +237,45 @@ def test_exchanges_are_reported_without_credentials():
 def test_retry_policy_backs_off_exponentially():
     policy = RetryPolicy(backoff=0.5, max_backoff=1.5)
     assert [policy.delay(i) for i in range(4)] == [0.5, 1.0, 1.5, 1.5]
+
+
+def statement_of(content: bytes):
+    import datetime as dt
+
+    transport, _ = recording([httpx.Response(200, content=content)])
+    client = make_client("https://bank.example", transport=transport)
+
+    async def read():
+        return await client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 1, 2))
+
+    return run(read())
+
+
+RECORD = (
+    b'{"id": "S1", "booking_date": "2024-01-01", "type": "card", "direction": "debit", '
+    b'"amount": 5, "currency": "EUR", "description": "a}, {b", "balance_after": 7}'
+)
+
+
+def test_statement_records_are_validated_even_with_braces_in_strings():
+    records = statement_of(b"[" + b", ".join([RECORD] * 2000) + b"]")
+    assert len(records) == 2000
+    assert records[0]["description"] == "a}, {b"
+    assert records[0]["amount"] == 5
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"[" + RECORD, "not a JSON array: the array ended early"),
+        (b'{"oops": 1}', "not a JSON array: expected a JSON array"),
+        (
+            b"[" + RECORD.replace(b'"amount": 5', b'"amount": "five"') + b"]",
+            "does not fit the contract: 0.amount",
+        ),
+        (b"[" + RECORD + b", {broken]", "does not fit the contract"),
+    ],
+)
+def test_bad_statement_answers_are_response_validation_errors(content, message):
+    with pytest.raises(ResponseValidationError, match=message):
+        statement_of(content)
