@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 
@@ -64,6 +63,8 @@ def _sandbox(port: int, host: str, settle_seconds: float) -> int:
 
 
 def _iban(text: str, base_url: str | None) -> int:
+    import asyncio
+
     from app.core.iban import IbanError, validate
 
     try:
@@ -118,18 +119,23 @@ def _describe(error: object) -> str:
 
 
 def _gui() -> int:
-    from app.sandbox.server import BackgroundSandbox
     from app.ui.app import run_gui
 
-    sandbox = BackgroundSandbox()
+    started: list[object] = []
 
     def start_sandbox() -> str:
+        # imported here, off the GUI thread and after the window shows: a faster start
+        from app.sandbox.server import BackgroundSandbox
+
+        sandbox = BackgroundSandbox()
+        started.append(sandbox)
         return sandbox.start()
 
     try:
         return run_gui(start_sandbox)
     finally:
-        sandbox.stop()
+        for sandbox in started:
+            sandbox.stop()  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

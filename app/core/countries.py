@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import pycountry
+from functools import cache
+
+
+@cache
+def _names() -> dict[str, str]:
+    # loaded on first use, not at start-up
+    import pycountry
+
+    return {str(country.alpha_2): str(country.name) for country in pycountry.countries}
 
 
 def is_country(code: str) -> bool:
-    return (
-        len(code) == 2
-        and code.isascii()
-        and code.isupper()
-        and pycountry.countries.get(alpha_2=code) is not None
-    )
+    return len(code) == 2 and code.isascii() and code.isupper() and code in _names()
 
 
 def country_name(code: str) -> str:
-    country = pycountry.countries.get(alpha_2=code)
-    return code if country is None else str(country.name)
+    return _names().get(code, code)

@@ -6,8 +6,7 @@ Amounts never pass through float: text is parsed with Decimal and scaled exactly
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-
-import pycountry
+from functools import cache
 
 # ISO 4217 minor-unit exponents that differ from the usual 2; every other active code has 2.
 _EXPONENT_EXCEPTIONS: dict[str, int] = {
@@ -53,8 +52,16 @@ def is_currency(code: str) -> bool:
         and code.isascii()
         and code.isupper()
         and code not in _NO_MINOR_UNIT
-        and pycountry.currencies.get(alpha_3=code) is not None
+        and code in _iso_currencies()
     )
+
+
+@cache
+def _iso_currencies() -> frozenset[str]:
+    # loaded on first use, not at start-up
+    import pycountry
+
+    return frozenset(str(currency.alpha_3) for currency in pycountry.currencies)
 
 
 def exponent(currency: str) -> int:

@@ -116,5 +116,6 @@ class BackgroundSandbox:
     def stop(self, timeout: float = 5.0) -> None:
         if self._server is not None:
             self._server.should_exit = True
-        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._thread.join(timeout)
         self._sock.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -104,6 +103,8 @@ class ErrorPresenter:
 
     async def show_and_wait(self, error: BaseException) -> None:
         """Show the box and resume when the user has closed it."""
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         box = self.show(error)
 

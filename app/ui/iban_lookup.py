@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -18,12 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.errors import ApiError
-from app.api.models import IbanBankData
-from app.core.iban import IbanError, IbanInfo, validate
 from app.ui.errors import ErrorPresenter
 from app.ui.tasks import TaskGroup
 
-IbanCheck = Callable[[str], Awaitable[IbanBankData]]
+if TYPE_CHECKING:
+    from app.api.models import IbanBankData
+    from app.core.iban import IbanInfo
+
+IbanCheck = Callable[[str], Awaitable["IbanBankData"]]
 
 _OK_STYLE = "color: #1b7f3b;"
 _BAD_STYLE = "color: #b3261e;"
@@ -103,6 +106,9 @@ class IbanLookupController:
         if not text.strip():
             view.validity.setText(" ")
             return None
+        # the bank registry loads on first use, not at start-up
+        from app.core.iban import IbanError, validate
+
         try:
             info = validate(text)
         except IbanError as exc:

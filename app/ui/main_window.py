@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -18,16 +18,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.banking import BankingClient
 from app.api.errors import ApiError, Unauthorized
-from app.api.models import Account, IbanBankData, StatementRecord
-from app.api.transport import Exchange, Profile, Transport
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
 from app.ui.request_log import RequestLogDock
 from app.ui.statement import StatementController
 from app.ui.statement_view import StatementView
 from app.ui.tasks import TaskGroup
+
+if TYPE_CHECKING:
+    from app.api.banking import BankingClient
+    from app.api.models import Account, IbanBankData, StatementRecord
+    from app.api.transport import Exchange
 
 # The embedded sandbox's documented demo credentials.
 SANDBOX_USER = "demo"
@@ -53,7 +55,6 @@ class MainWindow(QMainWindow):
         self.presenter = ErrorPresenter(self)
         self.client: BankingClient | None = None
         self._settings = settings or QSettings("PartnerDesk", "PartnerDesk")
-        self.ready = asyncio.Event()
 
         self.connection_label = QLabel(f"{backend.name}: starting…")
         self.connection_label.setObjectName("connectionLabel")
@@ -125,14 +126,19 @@ class MainWindow(QMainWindow):
 
     async def connect_backend(self) -> None:
         """Start the backend off the GUI thread, sign in and check the health."""
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
         self.statusBar().showMessage(f"Starting {self.backend.name}…")
         try:
             url = await asyncio.get_running_loop().run_in_executor(None, self.backend.start)
         except Exception as exc:  # a failed start is shown, never lost
             self.connection_label.setText(f"{self.backend.name}: failed to start")
             self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
-            self.ready.set()
             return
+        # the service layer is imported once the window shows: a faster start
+        from app.api.banking import BankingClient
+        from app.api.transport import Profile, Transport
+
         profile = Profile(
             base_url=url,
             user=SANDBOX_USER,
@@ -149,7 +155,6 @@ class MainWindow(QMainWindow):
         await self.sign_in()
         await self.check_health()
         self.statusBar().showMessage("Ready", 5000)
-        self.ready.set()
 
     async def sign_in(self) -> None:
         assert self.client is not None

@@ -6,13 +6,14 @@ the transport does not hand them out.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QWidget
 
-from app.api.transport import Exchange
+if TYPE_CHECKING:
+    from app.api.transport import Exchange
 
 COLUMNS = ("Time", "Method", "Path", "Status", "x-request-id", "Latency (ms)")
 TIME, METHOD, PATH, STATUS, REQUEST_ID, LATENCY = range(len(COLUMNS))

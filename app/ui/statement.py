@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import datetime as dt
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QDate, QSettings
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
-from app.api.models import Account, StatementRecord
 from app.core.csv_export import neutralise_row
 from app.core.money import is_currency
 from app.ui.errors import ErrorPresenter
@@ -21,10 +20,15 @@ from app.ui.statement_model import COLUMNS, daily_balances
 from app.ui.statement_view import ALL_CURRENCIES, StatementView
 from app.ui.tasks import TaskGroup
 
+if TYPE_CHECKING:
+    import asyncio
+
+    from app.api.models import Account, StatementRecord
+
 StatementSource = Callable[
-    [str, str, dt.date, dt.date, str | None], AsyncIterator[list[StatementRecord]]
+    [str, str, dt.date, dt.date, str | None], AsyncIterator[list["StatementRecord"]]
 ]
-AccountSource = Callable[[str], Awaitable[list[Account]]]
+AccountSource = Callable[[str], Awaitable[list["Account"]]]
 
 EXPORT_CHUNK = 5000
 
@@ -132,6 +136,8 @@ class StatementController:
         date_to: dt.date,
         currency: str | None,
     ) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
         view = self.view
         model = view.model
         started = time.perf_counter()
@@ -200,6 +206,8 @@ class StatementController:
         return self.exporting
 
     async def _export(self, path: Path) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
         view = self.view
         rows = list(view.model.visible_rows())
         self._busy(True)

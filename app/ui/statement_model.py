@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from app.api.models import StatementRecord
 from app.core.money import MoneyError, format_minor
+
+if TYPE_CHECKING:
+    from app.api.models import StatementRecord
 
 COLUMNS = (
     "Date",

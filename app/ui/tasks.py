@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("partner_desk.ui")
 
@@ -19,6 +21,8 @@ class TaskGroup:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._done)

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench [NAME ...]` prints one JSON object per line."""

@@ -1,0 +1,39 @@
+"""`python -m bench` runs every benchmark; `python -m bench NAME` runs the one(s) named.
+Each figure is printed as one JSON object per line: {"name": ..., "value": ..., "unit": ...}."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+
+from bench import startup, statement
+
+BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
+    "startup_ratio": startup.run,
+    "statement_100k": statement.run,
+}
+# each figure's name leads to the benchmark that measures it
+ALIASES = {
+    "statement_100k_shown_s": "statement_100k",
+    "statement_100k_max_stall_ms": "statement_100k",
+    "statement_100k_peak_rss_mb": "statement_100k",
+}
+
+
+def main(names: list[str]) -> int:
+    chosen = [ALIASES.get(name, name) for name in names] or list(BENCHMARKS)
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown:
+        known = ", ".join([*BENCHMARKS, *ALIASES])
+        print(f"unknown benchmark {', '.join(unknown)}; known: {known}", file=sys.stderr)
+        return 2
+    for name in dict.fromkeys(chosen):
+        for figure in BENCHMARKS[name]():
+            if not names or figure["name"] in names or name in names:
+                print(json.dumps(figure), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
