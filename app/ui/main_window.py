@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.errors import ApiError, Unauthorized
+from app.ui.clients import ClientsController, ClientsView
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
 from app.ui.request_log import RequestLogDock
@@ -28,7 +29,7 @@ from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
     from app.api.banking import BankingClient
-    from app.api.models import Account, IbanBankData, StatementRecord
+    from app.api.models import Account, ClientV2, IbanBankData, NaceCodeEntry, StatementRecord
     from app.api.transport import Exchange
 
 # The embedded sandbox's documented demo credentials.
@@ -91,6 +92,20 @@ class MainWindow(QMainWindow):
             tasks=self.tasks,
             settings=self._settings,
         )
+        self.clients_view = ClientsView()
+        self.clients_view.setEnabled(False)
+        self.clients = ClientsController(
+            self.clients_view,
+            fetch_page=self._client_page,
+            create=self._create_client,
+            update=self._update_client,
+            nace_codes=self._nace_codes,
+            new_request_id=self._new_request_id,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self.add_area("Clients", self.clients_view)
         self.add_area("Statements", self.statement_view)
         self.add_area("IBAN lookup", self.iban_view)
         self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
@@ -151,9 +166,13 @@ class MainWindow(QMainWindow):
         self.connection_label.setText(f"{self.backend.name} ({url})")
         self.iban_view.setEnabled(True)
         self.statement_view.setEnabled(True)
+        self.clients_view.setEnabled(True)
         self.iban_view.input.setFocus()
         await self.sign_in()
         await self.check_health()
+        first_page = self.clients.start()
+        if first_page is not None:
+            await first_page
         self.statusBar().showMessage("Ready", 5000)
 
     async def sign_in(self) -> None:
@@ -201,6 +220,38 @@ class MainWindow(QMainWindow):
             client_id, account_id, date_from, date_to, currency=currency
         )
 
+    async def _client_page(
+        self, offset: int, limit: int, filter_text: str | None
+    ) -> list[ClientV2]:
+        assert self.client is not None
+        return await self.client.list_clients_v2(offset=offset, limit=limit, filter=filter_text)
+
+    async def _create_client(self, body: dict[str, Any], request_id: str) -> ClientV2:
+        from app.api.models import ClientV2Create, build
+
+        assert self.client is not None
+        return await self.client.create_client_v2(
+            build(ClientV2Create, body), request_id=request_id
+        )
+
+    async def _update_client(
+        self, client_id: str, body: dict[str, Any], request_id: str
+    ) -> ClientV2:
+        from app.api.models import ClientV2Update, build
+
+        assert self.client is not None
+        update = build(ClientV2Update, body)
+        return await self.client.update_client_v2(client_id, update, request_id=request_id)
+
+    async def _nace_codes(self) -> list[NaceCodeEntry]:
+        assert self.client is not None
+        return await self.client.nace_codes()
+
+    def _new_request_id(self) -> str:
+        from app.api.transport import new_request_id
+
+        return new_request_id()
+
     async def _accounts(self, client_id: str) -> list[Account]:
         assert self.client is not None
         return await self.client.list_accounts(client_id)
@@ -208,6 +259,11 @@ class MainWindow(QMainWindow):
     def add_area(self, name: str, page: QWidget) -> None:
         self.navigation.addItem(name)
         self.pages.addWidget(page)
+
+    def show_area(self, name: str) -> None:
+        matches = self.navigation.findItems(name, Qt.MatchFlag.MatchExactly)
+        if matches:
+            self.navigation.setCurrentItem(matches[0])
 
     def _on_exchange(self, exchange: Exchange) -> None:
         self.request_id_label.setText(f"x-request-id: {exchange.request_id}")
@@ -222,5 +278,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     async def aclose(self) -> None:
+        """Stop what still runs, then close the connection."""
+        await self.tasks.aclose()
         if self.client is not None:
             await self.client.aclose()

@@ -40,6 +40,15 @@ class TaskGroup:
         for task in list(self._tasks):
             task.cancel()
 
+    async def aclose(self) -> None:
+        """Cancel what still runs and wait until it has stopped."""
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        running = list(self._tasks)
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
     @property
     def running(self) -> int:
         return len(self._tasks)

@@ -25,8 +25,8 @@ def test_signs_in_and_shows_health(qtbot, qloop, sandbox, settings):
     assert re.fullmatch(r"x-request-id: [0-9a-f]{32}", window.request_id_label.text())
     log = window.request_log.model
     paths = [log.data(log.index(r, 2)) for r in range(log.rowCount())]
-    assert paths == ["/v1/clients", "/v1/healthcheck"]
-    last_id = log.data(log.index(1, 4))
+    assert paths == ["/v1/clients", "/v1/healthcheck", "/v2/clients"]
+    last_id = log.data(log.index(2, 4))
     assert window.request_id_label.text() == f"x-request-id: {last_id}"
     run_on(qloop, window.aclose())
 

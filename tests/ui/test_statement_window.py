@@ -19,7 +19,7 @@ def open_statement(qtbot, qloop, sandbox, settings):
     qtbot.addWidget(window)
     window.show()
     run_on(qloop, window.connect_backend())
-    window.navigation.setCurrentRow(0)
+    window.show_area("Statements")
     return window, window.statement_view
 
 
