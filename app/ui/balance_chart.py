@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.core.money import MoneyError, format_minor
+from app.ui.formatting import money_text
 
 
 class BalanceChart(QWidget):
@@ -30,10 +30,7 @@ class BalanceChart(QWidget):
         self.update()
 
     def _label(self, amount: int) -> str:
-        try:
-            return format_minor(amount, self._currency)
-        except MoneyError:
-            return str(amount)
+        return money_text(amount, self._currency, with_code=True)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's API
         painter = QPainter(self)

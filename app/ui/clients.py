@@ -50,6 +50,9 @@ class ClientsView(QWidget):
         self.edit = QPushButton("Edit…")
         self.edit.setObjectName("editClient")
         self.edit.setEnabled(False)
+        self.accounts = QPushButton("Accounts…")
+        self.accounts.setObjectName("clientAccounts")
+        self.accounts.setEnabled(False)
         self.status = QLabel("")
         self.status.setObjectName("clientsStatus")
         self.table = QTableView()
@@ -66,6 +69,7 @@ class ClientsView(QWidget):
         buttons.addWidget(self.new_person)
         buttons.addWidget(self.new_company)
         buttons.addWidget(self.edit)
+        buttons.addWidget(self.accounts)
         buttons.addStretch(1)
         buttons.addWidget(self.status)
         layout = QVBoxLayout(self)
@@ -85,6 +89,7 @@ class ClientsController:
         update: Callable[[str, dict[str, Any], str], Awaitable[ClientV2]],
         nace_codes: Callable[[], Awaitable[list[NaceCodeEntry]]],
         new_request_id: Callable[[], str],
+        show_accounts: Callable[[str], None],
         presenter: ErrorPresenter,
         tasks: TaskGroup,
         settings: QSettings,
@@ -95,6 +100,7 @@ class ClientsController:
         self._nace_codes = nace_codes
         self._nace: list[NaceCodeEntry] | None = None
         self._new_request_id = new_request_id
+        self._show_accounts_of = show_accounts
         self._presenter = presenter
         self._tasks = tasks
         self._settings = settings
@@ -118,9 +124,8 @@ class ClientsController:
         view.new_company.clicked.connect(lambda: self.open_create("company"))
         view.edit.clicked.connect(self.open_edit)
         view.table.doubleClicked.connect(lambda _index: self.open_edit())
-        view.table.selectionModel().selectionChanged.connect(
-            lambda *_: view.edit.setEnabled(self.selected() is not None)
-        )
+        view.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        view.accounts.clicked.connect(self._show_accounts)
         for keys, slot in (
             (QKeySequence.StandardKey.New, lambda: self.open_create("person")),
             (QKeySequence.StandardKey.Find, self.focus_filter),
@@ -158,6 +163,16 @@ class ClientsController:
             return None
         client: ClientV2 = self.model.data(rows[0], ClientRole)
         return client
+
+    def _selection_changed(self) -> None:
+        chosen = self.selected() is not None
+        self.view.edit.setEnabled(chosen)
+        self.view.accounts.setEnabled(chosen)
+
+    def _show_accounts(self) -> None:
+        client = self.selected()
+        if client is not None:
+            self._show_accounts_of(client.id)
 
     # -- dialogs
 

@@ -101,20 +101,6 @@ class ErrorPresenter:
         box.open()
         return box
 
-    async def show_and_wait(self, error: BaseException) -> None:
-        """Show the box and resume when the user has closed it."""
-        import asyncio  # here, not at the top: the window shows before asyncio loads
-
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        box = self.show(error)
-
-        def closed(_result: int) -> None:
-            if not done.done():
-                done.set_result(None)
-
-        box.finished.connect(closed)
-        await done
-
     def _closed(self, box: QMessageBox) -> None:
         if box in self.open_boxes:
             self.open_boxes.remove(box)

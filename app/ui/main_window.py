@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.errors import ApiError, Unauthorized
+from app.ui.accounts import AccountsController, AccountsView
 from app.ui.clients import ClientsController, ClientsView
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
@@ -29,7 +30,15 @@ from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
     from app.api.banking import BankingClient
-    from app.api.models import Account, ClientV2, IbanBankData, NaceCodeEntry, StatementRecord
+    from app.api.models import (
+        Account,
+        Balance,
+        ClientV2,
+        IbanBankData,
+        NaceCodeEntry,
+        ResultString,
+        StatementRecord,
+    )
     from app.api.transport import Exchange
 
 # The embedded sandbox's documented demo credentials.
@@ -101,11 +110,26 @@ class MainWindow(QMainWindow):
             update=self._update_client,
             nace_codes=self._nace_codes,
             new_request_id=self._new_request_id,
+            show_accounts=self._show_accounts_of,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self.accounts_view = AccountsView()
+        self.accounts_view.setEnabled(False)
+        self.accounts = AccountsController(
+            self.accounts_view,
+            accounts=self._accounts,
+            open_account=self._open_account,
+            operate=self._operate_account,
+            balances=self._balances,
+            show_statement=self._show_statement_of,
             presenter=self.presenter,
             tasks=self.tasks,
             settings=self._settings,
         )
         self.add_area("Clients", self.clients_view)
+        self.add_area("Accounts", self.accounts_view)
         self.add_area("Statements", self.statement_view)
         self.add_area("IBAN lookup", self.iban_view)
         self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
@@ -167,6 +191,7 @@ class MainWindow(QMainWindow):
         self.iban_view.setEnabled(True)
         self.statement_view.setEnabled(True)
         self.clients_view.setEnabled(True)
+        self.accounts_view.setEnabled(True)
         self.iban_view.input.setFocus()
         await self.sign_in()
         await self.check_health()
@@ -251,6 +276,30 @@ class MainWindow(QMainWindow):
         from app.api.transport import new_request_id
 
         return new_request_id()
+
+    def _show_accounts_of(self, client_id: str) -> None:
+        self.show_area("Accounts")
+        self.accounts.show_client(client_id)
+
+    def _show_statement_of(self, client_id: str, account_id: str) -> None:
+        self.show_area("Statements")
+        self.statement.show_account(client_id, account_id)
+
+    async def _open_account(self, client_id: str) -> Account:
+        assert self.client is not None
+        return await self.client.create_account(client_id)
+
+    async def _operate_account(
+        self, client_id: str, account_id: str, operation: str
+    ) -> ResultString:
+        assert self.client is not None
+        return await self.client.account_operation(client_id, account_id, operation)
+
+    async def _balances(
+        self, client_id: str, account_id: str, day: dt.date | None, currency: str | None
+    ) -> list[Balance]:
+        assert self.client is not None
+        return await self.client.get_balance(client_id, account_id, date=day, currency=currency)
 
     async def _accounts(self, client_id: str) -> list[Account]:
         assert self.client is not None

@@ -65,6 +65,12 @@ class StatementController:
             header.restoreState(state)
         header.sectionResized.connect(self._remember_columns)
 
+    def show_account(self, client_id: str, account_id: str) -> None:
+        """Come from the Accounts area: that client and account, ready to Load."""
+        self.view.client_id.setText(client_id)
+        self.view.account.setEditText(account_id)
+        self.find_accounts()
+
     # -- accounts of the client
 
     def find_accounts(self) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from app.core.money import MoneyError, format_minor
+from app.ui.formatting import money_text
 
 if TYPE_CHECKING:
     from app.api.models import StatementRecord
@@ -42,25 +42,18 @@ def signed_amount(record: StatementRecord) -> int:
     return record["amount"] if record["direction"] == "credit" else -record["amount"]
 
 
-def _money(amount: int, currency: str) -> str:
-    try:
-        return format_minor(amount, currency, with_code=False)
-    except MoneyError:
-        return str(amount)  # an unknown currency still shows its minor units
-
-
 def format_cells(record: StatementRecord) -> tuple[str, ...]:
     currency = record["currency"]
     return (
         record["booking_date"].isoformat(),
         record["type"],
-        _money(signed_amount(record), currency),
+        money_text(signed_amount(record), currency),
         currency,
         record["description"],
         record.get("counterparty_name") or "",
         record.get("counterparty_account") or "",
         record.get("reference") or "",
-        _money(record["balance_after"], currency),
+        money_text(record["balance_after"], currency),
     )
 
 
