@@ -8,6 +8,8 @@ from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
+import keyring
+import keyring.backend
 import pytest
 
 from app.api.banking import BankingClient
@@ -118,3 +120,31 @@ def company_body(**changes: Any) -> dict[str, Any]:
     }
     body.update(changes)
     return body
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """DESIGN.md: tests install an in-memory keyring backend."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.passwords.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
@@ -228,7 +228,7 @@ class BankingClient:
         date_to: dt.date,
         *,
         currency: str | None = None,
-    ) -> AsyncIterator[list[m.StatementRecord]]:
+    ) -> AsyncGenerator[list[m.StatementRecord], None]:
         """The statement in batches as it arrives, so a long one can be shown (and cancelled)
         while it downloads; closing the iterator closes the connection."""
         params = _statement_query(date_from, date_to, currency)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -15,6 +16,7 @@ from app.api.errors import (
     InvalidInput,
     RequestTimeout,
     ResponseValidationError,
+    Unauthorized,
 )
 
 GENERIC_TITLE = "Error"
@@ -85,8 +87,16 @@ class ErrorPresenter:
     def __init__(self, parent: QWidget | None = None) -> None:
         self._parent = parent
         self.open_boxes: list[QMessageBox] = []
+        # a 401 brings the sign-in back instead of a box; ``retry`` runs after signing in
+        self.on_unauthorized: Callable[[Callable[[], object] | None], None] | None = None
 
-    def show(self, error: BaseException) -> QMessageBox:
+    def show(
+        self, error: BaseException, retry: Callable[[], object] | None = None
+    ) -> QMessageBox | None:
+        """The box for the error (None when a 401 went to the sign-in instead)."""
+        if isinstance(error, Unauthorized) and self.on_unauthorized is not None:
+            self.on_unauthorized(retry)
+            return None
         message = message_for(error)
         box = QMessageBox(self._parent)
         box.setIcon(QMessageBox.Icon.Warning)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +18,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.errors import ApiError, Unauthorized
+from app.api.credentials import Credentials
+from app.api.errors import ApiConnectionError, ApiError
 from app.ui.accounts import AccountsController, AccountsView
 from app.ui.clients import ClientsController, ClientsView
 from app.ui.errors import ErrorPresenter
 from app.ui.iban_lookup import IbanLookupController, IbanLookupView
 from app.ui.request_log import RequestLogDock
+from app.ui.sign_in import (
+    SANDBOX,
+    SANDBOX_PASSWORD,
+    SANDBOX_PROFILE,
+    ProfileStore,
+    ServerProfile,
+    SignInDialog,
+)
 from app.ui.statement import StatementController
 from app.ui.statement_view import StatementView
 from app.ui.tasks import TaskGroup
@@ -42,9 +51,6 @@ if TYPE_CHECKING:
     from app.api.transport import Exchange
 
 # The embedded sandbox's documented demo credentials.
-SANDBOX_USER = "demo"
-SANDBOX_PASSWORD = "demo"  # noqa: S105 - the sandbox's published demo password
-SANDBOX_PARTNER_CODE = "partner-desk"
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,12 @@ class MainWindow(QMainWindow):
         self.presenter = ErrorPresenter(self)
         self.client: BankingClient | None = None
         self._settings = settings or QSettings("PartnerDesk", "PartnerDesk")
+        self.profiles = ProfileStore(self._settings)
+        self.credentials = Credentials()
+        self.profile: ServerProfile | None = None
+        self.sign_in_dialog: SignInDialog | None = None
+        self._sandbox_url: str | None = None
+        self.presenter.on_unauthorized = self._unauthorized
 
         self.connection_label = QLabel(f"{backend.name}: starting…")
         self.connection_label.setObjectName("connectionLabel")
@@ -148,6 +160,10 @@ class MainWindow(QMainWindow):
 
         refresh = QAction("Check health", self)
         view_menu.addAction(refresh)
+        connection_menu = self.menuBar().addMenu("&Connection")
+        sign_in = QAction("Sign in…", self)
+        sign_in.triggered.connect(lambda: self.open_sign_in())
+        connection_menu.addAction(sign_in)
         refresh.setShortcut(QKeySequence(Qt.Key.Key_F5))
         refresh.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
         self.addAction(refresh)
@@ -164,56 +180,95 @@ class MainWindow(QMainWindow):
     # -- start-up
 
     async def connect_backend(self) -> None:
-        """Start the backend off the GUI thread, sign in and check the health."""
-        import asyncio  # here, not at the top: the window shows before asyncio loads
-
-        self.statusBar().showMessage(f"Starting {self.backend.name}…")
-        try:
-            url = await asyncio.get_running_loop().run_in_executor(None, self.backend.start)
-        except Exception as exc:  # a failed start is shown, never lost
-            self.connection_label.setText(f"{self.backend.name}: failed to start")
-            self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
+        """Sign in with the last profile: the embedded sandbox at once, a server through the
+        sign-in dialog (its password from the keyring)."""
+        if self.profiles.last != SANDBOX:
+            self.open_sign_in()
             return
+        try:
+            await self.use_profile(SANDBOX_PROFILE, SANDBOX_PASSWORD)
+        except ApiError as exc:
+            self.signed_in_label.setText("Not signed in")
+            self.presenter.show(exc, retry=lambda: self.tasks.spawn(self.connect_backend()))
+
+    async def _url_of(self, profile: ServerProfile) -> str:
+        if not profile.is_sandbox:
+            return profile.base_url
+        if self._sandbox_url is None:
+            import asyncio  # here, not at the top: the window shows before asyncio loads
+
+            self.statusBar().showMessage(f"Starting {self.backend.name}…")
+            try:
+                # off the GUI thread: the sandbox builds its demo data
+                self._sandbox_url = await asyncio.get_running_loop().run_in_executor(
+                    None, self.backend.start
+                )
+            except Exception as exc:  # a failed start is shown, never lost
+                self.connection_label.setText(f"{self.backend.name}: failed to start")
+                self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
+                raise ApiConnectionError(f"{self.backend.name} failed to start: {exc}") from exc
+        return self._sandbox_url
+
+    async def use_profile(self, profile: ServerProfile, password: str) -> None:
+        """Connect with this profile and check the credentials; raises ApiError (then the
+        current connection stays as it was)."""
         # the service layer is imported once the window shows: a faster start
         from app.api.banking import BankingClient
         from app.api.transport import Profile, Transport
 
-        profile = Profile(
-            base_url=url,
-            user=SANDBOX_USER,
-            password=SANDBOX_PASSWORD,
-            partner_code=SANDBOX_PARTNER_CODE,
+        url = await self._url_of(profile)
+        transport = Transport(
+            Profile(
+                base_url=url,
+                user=profile.user,
+                password=password,
+                partner_code=profile.partner_code,
+                verify=profile.ca_bundle or True,
+            )
         )
-        transport = Transport(profile)
-        transport.add_listener(self._on_exchange)
-        self.client = BankingClient(transport)
-        self.connection_label.setText(f"{self.backend.name} ({url})")
-        self.iban_view.setEnabled(True)
-        self.statement_view.setEnabled(True)
-        self.clients_view.setEnabled(True)
-        self.accounts_view.setEnabled(True)
+        transport.add_listener(self._on_exchange)  # failed sign-ins are logged too
+        candidate = BankingClient(transport)
+        try:
+            await candidate.list_clients(limit=1)
+        except BaseException:
+            await candidate.aclose()
+            raise
+        previous, self.client = self.client, candidate
+        if previous is not None:
+            await previous.aclose()
+        self.profile = profile
+        self.connection_label.setText(f"{profile.name} ({url})")
+        self.signed_in_label.setText(f"Signed in as {profile.user}")
+        for view in (self.iban_view, self.statement_view, self.clients_view, self.accounts_view):
+            view.setEnabled(True)
         self.iban_view.input.setFocus()
-        await self.sign_in()
         await self.check_health()
         first_page = self.clients.start()
         if first_page is not None:
             await first_page
         self.statusBar().showMessage("Ready", 5000)
 
-    async def sign_in(self) -> None:
-        assert self.client is not None
-        user = self.client.transport.profile.user
-        try:
-            await self.client.list_clients(limit=1)
-        except Unauthorized as exc:
-            self.signed_in_label.setText("Sign-in refused")
-            self.presenter.show(exc)
+    def open_sign_in(self, reason: str = "", retry: Callable[[], object] | None = None) -> None:
+        """The sign-in dialog; after a successful sign-in the interrupted action runs again."""
+        if self.sign_in_dialog is not None and self.sign_in_dialog.isVisible():
             return
-        except ApiError as exc:
-            self.signed_in_label.setText("Not signed in")
-            self.presenter.show(exc)
-            return
-        self.signed_in_label.setText(f"Signed in as {user}")
+        dialog = SignInDialog(
+            self.profiles,
+            self.credentials,
+            self.use_profile,
+            self.tasks,
+            current=self.profile.name if self.profile else None,
+            reason=reason,
+            parent=self,
+        )
+        if retry is not None:
+            dialog.accepted.connect(retry)
+        self.sign_in_dialog = dialog
+        dialog.open()  # never exec(): the loop keeps running
+
+    def _unauthorized(self, retry: Callable[[], object] | None) -> None:
+        self.signed_in_label.setText("Sign-in refused")
+        self.open_sign_in("The service refused the credentials (401): sign in again.", retry)
 
     async def check_health(self) -> None:
         if self.client is None:
@@ -239,7 +294,7 @@ class MainWindow(QMainWindow):
         date_from: dt.date,
         date_to: dt.date,
         currency: str | None,
-    ) -> AsyncIterator[list[StatementRecord]]:
+    ) -> AsyncGenerator[list[StatementRecord], None]:
         assert self.client is not None
         return self.client.iter_statement(
             client_id, account_id, date_from, date_to, currency=currency

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from app.api.models import Account, StatementRecord
 
 StatementSource = Callable[
-    [str, str, dt.date, dt.date, str | None], AsyncIterator[list["StatementRecord"]]
+    [str, str, dt.date, dt.date, str | None], AsyncGenerator[list["StatementRecord"], None]
 ]
 AccountSource = Callable[[str], Awaitable[list["Account"]]]
 
@@ -147,11 +148,14 @@ class StatementController:
         view = self.view
         model = view.model
         started = time.perf_counter()
+        batches = self._statement(client_id, account_id, date_from, date_to, currency)
         try:
-            async for batch in self._statement(client_id, account_id, date_from, date_to, currency):
-                model.append_batch(batch)
-                view.status.setText(f"Loading… {model.loaded:,} records")
-                await asyncio.sleep(0)  # let the view paint between batches
+            # aclosing: a cancel between batches still closes the download, in this task
+            async with contextlib.aclosing(batches):
+                async for batch in batches:
+                    model.append_batch(batch)
+                    view.status.setText(f"Loading… {model.loaded:,} records")
+                    await asyncio.sleep(0)  # let the view paint between batches
         except asyncio.CancelledError:
             view.status.setText(f"Cancelled after {model.loaded:,} records.")
             raise

@@ -31,7 +31,22 @@ def qloop(qapp) -> Iterator[qasync.QEventLoop]:
 
 
 def run_on(loop: qasync.QEventLoop, coroutine: Coroutine[Any, Any, T], timeout: float = 20) -> T:
-    return loop.run_until_complete(asyncio.wait_for(coroutine, timeout))
+    asyncio.events._set_running_loop(None)
+    try:
+        return loop.run_until_complete(asyncio.wait_for(coroutine, timeout))
+    finally:
+        asyncio.events._set_running_loop(loop)
+
+
+@pytest.fixture(autouse=True)
+def _loop_counts_as_running(qloop: qasync.QEventLoop) -> Iterator[None]:
+    """In the app the qasync loop runs for the whole session; in a test it runs only inside
+    run_on(). Between two run_on() calls Qt still processes events (a click, a dialog shown)
+    and may step a task whose request is in flight: that task must see its loop as running,
+    as it always does in the app, or httpx finds no event loop."""
+    asyncio.events._set_running_loop(qloop)
+    yield
+    asyncio.events._set_running_loop(None)
 
 
 async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:

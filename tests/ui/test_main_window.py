@@ -19,7 +19,7 @@ def open_window(qtbot, qloop, sandbox, settings):
 
 def test_signs_in_and_shows_health(qtbot, qloop, sandbox, settings):
     window = open_window(qtbot, qloop, sandbox, settings)
-    assert window.connection_label.text() == f"Test sandbox ({sandbox.url})"
+    assert window.connection_label.text() == f"Embedded sandbox ({sandbox.url})"
     assert window.signed_in_label.text() == "Signed in as demo"
     assert window.health_label.text() == "Health: ok"
     assert re.fullmatch(r"x-request-id: [0-9a-f]{32}", window.request_id_label.text())
