@@ -252,7 +252,9 @@ class AccountsController:
         try:
             accounts = await self._accounts(client_id)
         except (ApiError, InvalidInput) as exc:
-            self._presenter.show(exc)
+            self._presenter.show(
+                exc, retry=lambda: self._tasks.spawn(self._load(client_id, select))
+            )
             return
         self._client_id = client_id
         self.view.model.set_rows([(account, _account_cells(account)) for account in accounts])
@@ -276,7 +278,7 @@ class AccountsController:
         try:
             account = await self._open_account(client_id)
         except (ApiError, InvalidInput) as exc:
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.open_account)
             return
         await self._load(client_id, select=account.id)
         self.view.status.setText(f"Opened account {account.iban}")
@@ -311,7 +313,7 @@ class AccountsController:
         try:
             result = await self._operate(self._client_id, account.id, operation)
         except (ApiError, InvalidInput) as exc:
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=lambda: self.operate(operation))
             return
         await self._load(self._client_id, select=account.id)
         self.view.status.setText(f"Account {account.iban} is {result.result}")
@@ -351,7 +353,7 @@ class AccountsController:
         try:
             balances = await self._balances(self._client_id, account.id, day, currency)
         except (ApiError, InvalidInput) as exc:
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.show_balance)
             return
         self.view.balances.set_rows([(balance, _balance_cells(balance)) for balance in balances])
 

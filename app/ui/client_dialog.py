@@ -272,7 +272,7 @@ class ClientDialog(QDialog):
             return
         except ApiError as exc:
             # the form keeps its data and its request id: Save again is the same action
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.save)
             return
         finally:
             self.buttons.setEnabled(True)

@@ -118,7 +118,7 @@ class ClientsController:
         )
         view.filter.text.setText(str(settings.value("clients/filter", "")))
         view.filter.applied.connect(self.apply_filter)
-        self.model.failed.connect(self._presenter.show)
+        self.model.failed.connect(lambda exc: self._presenter.show(exc, retry=self.refresh))
         self.model.page_loaded.connect(self._loaded)
         view.new_person.clicked.connect(lambda: self.open_create("person"))
         view.new_company.clicked.connect(lambda: self.open_create("company"))
@@ -190,7 +190,7 @@ class ClientsController:
             try:
                 self._nace = await self._nace_codes()
             except ApiError as exc:
-                self._presenter.show(exc)
+                self._presenter.show(exc, retry=lambda: self._tasks.spawn(self._open(kind, client)))
                 return
         original = None
         if client is not None:

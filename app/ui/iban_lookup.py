@@ -137,7 +137,7 @@ class IbanLookupController:
             data = await self._check(info.iban)
         except ApiError as exc:
             self._show(info, None, "Offline registry only (the API check failed)")
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.look_up)
             return
         finally:
             self.view.lookup_button.setEnabled(True)

@@ -158,14 +158,17 @@ class MainWindow(QMainWindow):
         view_menu = self.menuBar().addMenu("&View")
         view_menu.addAction(self.request_log.toggleViewAction())
 
-        refresh = QAction("Check health", self)
+        refresh = QAction("Refresh", self)
         view_menu.addAction(refresh)
+        health = QAction("Check health", self)
+        health.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
+        view_menu.addAction(health)
         connection_menu = self.menuBar().addMenu("&Connection")
         sign_in = QAction("Sign in…", self)
         sign_in.triggered.connect(lambda: self.open_sign_in())
         connection_menu.addAction(sign_in)
         refresh.setShortcut(QKeySequence(Qt.Key.Key_F5))
-        refresh.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
+        refresh.triggered.connect(self.refresh_current)
         self.addAction(refresh)
 
         geometry = self._settings.value("main/geometry")
@@ -359,6 +362,20 @@ class MainWindow(QMainWindow):
     async def _accounts(self, client_id: str) -> list[Account]:
         assert self.client is not None
         return await self.client.list_accounts(client_id)
+
+    def refresh_current(self) -> None:
+        """F5: reload what the current area shows."""
+        page = self.pages.currentWidget()
+        if self.client is None:
+            return
+        if page is self.clients_view:
+            self.clients.refresh()
+        elif page is self.accounts_view:
+            self.accounts.refresh()
+        elif page is self.statement_view:
+            self.statement.load()
+        else:
+            self.tasks.spawn(self.check_health())
 
     def add_area(self, name: str, page: QWidget) -> None:
         self.navigation.addItem(name)

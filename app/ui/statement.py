@@ -84,7 +84,7 @@ class StatementController:
         try:
             accounts = await self._accounts(client_id)
         except (ApiError, InvalidInput) as exc:
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.find_accounts)
             return
         combo = self.view.account
         typed = combo.currentText()
@@ -161,7 +161,7 @@ class StatementController:
             raise
         except (ApiError, InvalidInput) as exc:
             view.status.setText(f"Loading failed after {model.loaded:,} records.")
-            self._presenter.show(exc)
+            self._presenter.show(exc, retry=self.load)
             return
         finally:
             self._busy(False)

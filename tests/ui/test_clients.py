@@ -4,7 +4,7 @@ the exact error boxes, and the 408 path."""
 import re
 import uuid
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.ui import clients_model
@@ -288,5 +288,27 @@ def test_edit_button_follows_the_selection(qtbot, qloop, sandbox, settings):
     assert clients.dialog.windowTitle() == "Edit company"
     assert clients.dialog.inputs[("name",)].text() == "Baltic Widgets UAB"
     assert clients.dialog.changes.text() == ""
+    clients.dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_keyboard_f5_refreshes_ctrl_f_focuses_the_filter_ctrl_n_creates(
+    qtbot, qloop, sandbox, settings, admin
+):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    admin.delete("/_sandbox/requests")
+
+    async def press_f5():
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+        await until(lambda: not clients.model.fetching)
+
+    run_on(qloop, press_f5())
+    assert [e["path"] for e in admin.get("/_sandbox/requests").json()] == ["/v2/clients"]
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert view.filter.text.hasFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    assert clients.dialog.windowTitle() == "New person"
     clients.dialog.reject()
     run_on(qloop, window.aclose())
