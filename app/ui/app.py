@@ -13,6 +13,7 @@ from types import TracebackType
 from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
+from app.ui.event_loop import adopt_async_generators
 from app.ui.main_window import Backend, MainWindow
 
 log = logging.getLogger("partner_desk.ui")
@@ -97,6 +98,7 @@ def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") ->
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    adopt_async_generators(loop)
     # quit through the loop, not past it: the connection is closed before the app ends
     closed = asyncio.Event()
     app.setQuitOnLastWindowClosed(False)

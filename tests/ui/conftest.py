@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import pytest
 import qasync
 from PySide6.QtCore import QSettings
+
+from app.ui.event_loop import adopt_async_generators
 
 T = TypeVar("T")
 
@@ -24,18 +27,26 @@ def qloop(qapp) -> Iterator[qasync.QEventLoop]:
     # leaves Qt objects behind that crash a later test
     loop = qasync.QEventLoop(qapp, already_running=False)
     asyncio.set_event_loop(loop)
+    hooks = sys.get_asyncgen_hooks()
+    adopt_async_generators(loop)
     yield loop
     loop.run_until_complete(asyncio.sleep(0.05))
     loop.close()
+    sys.set_asyncgen_hooks(*hooks)
     asyncio.set_event_loop(None)
 
 
 def run_on(loop: qasync.QEventLoop, coroutine: Coroutine[Any, Any, T], timeout: float = 20) -> T:
+    """Run the loop until the coroutine is done. Not run_until_complete(): after stopping,
+    qasync processes pending Qt events once more with no running loop."""
+    task = asyncio.ensure_future(asyncio.wait_for(coroutine, timeout), loop=loop)
+    task.add_done_callback(lambda _done: loop.stop())
     asyncio.events._set_running_loop(None)
     try:
-        return loop.run_until_complete(asyncio.wait_for(coroutine, timeout))
+        loop.run_forever()
     finally:
         asyncio.events._set_running_loop(loop)
+    return task.result()
 
 
 @pytest.fixture(autouse=True)
