@@ -312,3 +312,40 @@ def test_keyboard_f5_refreshes_ctrl_f_focuses_the_filter_ctrl_n_creates(
     assert clients.dialog.windowTitle() == "New person"
     clients.dialog.reject()
     run_on(qloop, window.aclose())
+
+
+def test_edit_a_company_and_the_generic_box_for_a_500(qtbot, qloop, sandbox, settings, admin, bank):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    row = next(
+        r
+        for r in range(clients.model.rowCount())
+        if clients.model.data(clients.model.index(r, 0)) == "C0000002"
+    )
+    view.table.selectRow(row)
+    clients.open_edit()
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    dialog = clients.dialog
+    fill(dialog, {("website",): "", ("registered_address", "city"): "Kaunas"})
+    assert dialog.changes.text() == "Will send: registered_address, website (cleared)"
+    admin.post(
+        "/_sandbox/faults", json={"status": 500, "count": 1, "path_contains": "/v2/clients/"}
+    )
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Internal error"
+    assert re.fullmatch(
+        r"We are sorry, the request could not be completed\. Please contact customer support "
+        r"and quote the error ID [0-9a-f-]{36}\.",
+        box.text(),
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.isVisible()
+    dialog.buttons.accepted.emit()  # Save again: the same action
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    stored = bank.clients["C0000002"].details
+    assert stored["registered_address"]["city"] == "Kaunas"
+    assert stored["registered_address"]["street"] == "Konstitucijos pr. 7"
+    assert "website" not in stored
+    assert clients.model.data(clients.model.index(row, 2)) == "Baltic Widgets UAB"
+    run_on(qloop, window.aclose())
