@@ -179,6 +179,9 @@ class MainWindow(QMainWindow):
         state = self._settings.value("main/state")
         if state is not None:
             self.restoreState(state)
+        else:
+            # the work area gets the room; the log is there to glance at
+            self.resizeDocks([self.request_log], [140], Qt.Orientation.Vertical)
 
     # -- start-up
 
