@@ -12,6 +12,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import ssl
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -96,7 +97,7 @@ class Transport:
         self._client = httpx.AsyncClient(
             base_url=profile.base_url.rstrip("/"),
             auth=httpx.BasicAuth(profile.user, profile.password),
-            verify=profile.verify,
+            verify=_tls_context(profile.verify),
             timeout=httpx.Timeout(profile.timeout, connect=min(profile.timeout, 5.0)),
             transport=transport,
             follow_redirects=False,
@@ -207,6 +208,17 @@ class Transport:
         )
         for listener in self._listeners:
             listener(exchange)
+
+
+def _tls_context(verify: bool | str) -> ssl.SSLContext:
+    """The system's trusted CAs, plus those of the profile's CA bundle when it has one."""
+    context = ssl.create_default_context()
+    if isinstance(verify, str):
+        try:
+            context.load_verify_locations(cafile=verify)
+        except (OSError, ssl.SSLError) as exc:
+            raise InvalidInput("CA bundle", f"cannot use {verify}: {exc}") from None
+    return context
 
 
 def transport_error(exc: httpx.TransportError, base_url: str) -> ApiConnectionError:

@@ -275,6 +275,9 @@ class SignInDialog(QDialog):
         except ApiError as exc:
             self.problem.setText(f"Sign-in failed: {exc}")
             return
+        except InvalidInput as exc:  # an unusable CA bundle, found when connecting
+            self.problem.setText(str(exc))
+            return
         finally:
             self.sign_in_button.setEnabled(True)
         if not profile.is_sandbox:

@@ -279,3 +279,44 @@ def test_statement_records_are_validated_even_with_braces_in_strings():
 def test_bad_statement_answers_are_response_validation_errors(content, message):
     with pytest.raises(ResponseValidationError, match=message):
         statement_of(content)
+
+
+def make_ca(path):
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test CA")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def test_a_ca_bundle_adds_to_the_system_cas_and_verification_stays_on(tmp_path):
+    bundle = tmp_path / "ca.pem"
+    make_ca(bundle)
+    transport = Transport(Profile("https://bank.example", "u", "p", "PC", verify=str(bundle)))
+    context = transport._client._transport._pool._ssl_context
+    assert context.verify_mode.name == "CERT_REQUIRED"
+    assert context.check_hostname
+    subjects = [
+        dict(x[0] for x in ca["subject"]).get("commonName") for ca in context.get_ca_certs()
+    ]
+    assert "Test CA" in subjects
+    assert len(subjects) > 1  # the system's CAs too
+    with pytest.raises(InvalidInput, match="^CA bundle: cannot use"):
+        Transport(Profile("https://bank.example", "u", "p", "PC", verify=str(tmp_path / "none")))
