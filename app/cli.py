@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     iban = commands.add_parser("iban", help="validate an IBAN and show the API's bank data")
     iban.add_argument("iban", nargs="+", help="the IBAN; spaces are allowed")
     iban.add_argument(
-        "--base-url", help="the API's address (without /v1); the embedded sandbox when omitted"
+        "--base-url",
+        help="the API's address (with or without /v1); the embedded sandbox when omitted",
     )
     return parser
 

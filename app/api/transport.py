@@ -95,7 +95,7 @@ class Transport:
         self._listeners: list[ExchangeListener] = []
         self.last_request_id: str | None = None
         self._client = httpx.AsyncClient(
-            base_url=profile.base_url.rstrip("/"),
+            base_url=api_root(profile.base_url),
             auth=httpx.BasicAuth(profile.user, profile.password),
             verify=_tls_context(profile.verify),
             timeout=httpx.Timeout(profile.timeout, connect=min(profile.timeout, 5.0)),
@@ -208,6 +208,16 @@ class Transport:
         )
         for listener in self._listeners:
             listener(exchange)
+
+
+def api_root(base_url: str) -> str:
+    """The address both versions hang under: a base URL given with its /v1 (as the contract
+    writes it) or /v2 prefix is accepted too."""
+    root = base_url.rstrip("/")
+    for prefix in ("/v1", "/v2"):
+        if root.endswith(prefix):
+            return root[: -len(prefix)]
+    return root
 
 
 def _tls_context(verify: bool | str) -> ssl.SSLContext:

@@ -8,10 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QDate,
-    QModelIndex,
-    QPersistentModelIndex,
     QSettings,
     Qt,
 )
@@ -38,17 +35,17 @@ from app.core.money import is_currency
 from app.ui.dialogs import opened
 from app.ui.errors import ErrorPresenter
 from app.ui.formatting import money_text
+from app.ui.table_model import Index, ReadOnlyTableModel
 from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
     from app.api.models import Account, Balance, ResultString
 
-Index = QModelIndex | QPersistentModelIndex
 AccountRole = Qt.ItemDataRole.UserRole + 1
 ALL_CURRENCIES = "All currencies"
 
 
-class RowsModel(QAbstractTableModel):
+class RowsModel(ReadOnlyTableModel):
     """A small read-only table of pre-formatted rows, each with its object."""
 
     def __init__(self, columns: tuple[str, ...], parent: Any = None) -> None:
@@ -65,11 +62,8 @@ class RowsModel(QAbstractTableModel):
     def item(self, row: int) -> Any:
         return self._rows[row][0]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(self.columns)
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -80,13 +74,6 @@ class RowsModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == AccountRole:
             return self._rows[index.row()][0]
-        return None
-
-    def headerData(  # noqa: N802 - Qt's API
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
         return None
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from app.api.errors import ApiError, InvalidInput
+from app.ui.table_model import Index, ReadOnlyTableModel
 from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ CLIENT_WIDTHS = {
 }
 PAGE_SIZE = 50
 
-Index = QModelIndex | QPersistentModelIndex
 PageSource = Callable[[int, int, "str | None"], Awaitable[list["ClientV2"]]]
 
 
@@ -70,7 +70,9 @@ def client_cells(client: ClientV2) -> tuple[str, ...]:
     )
 
 
-class ClientsModel(QAbstractTableModel):
+class ClientsModel(ReadOnlyTableModel):
+    columns = COLUMNS
+
     failed = Signal(object)  # an error while fetching a page: the window shows it
     page_loaded = Signal(int)  # rows now loaded
 
@@ -147,11 +149,8 @@ class ClientsModel(QAbstractTableModel):
 
     # -- Qt
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(self._clients)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(COLUMNS)
+    def row_count(self) -> int:
+        return len(self._clients)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -160,11 +159,4 @@ class ClientsModel(QAbstractTableModel):
             return self._cells[index.row()][index.column()]
         if role == ClientRole:
             return self._clients[index.row()]
-        return None
-
-    def headerData(  # noqa: N802 - Qt's API
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
         return None

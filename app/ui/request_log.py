@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QWidget
+
+from app.ui.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:
     from app.api.transport import Exchange
@@ -19,10 +21,10 @@ COLUMNS = ("Time", "Method", "Path", "Status", "x-request-id", "Latency (ms)")
 TIME, METHOD, PATH, STATUS, REQUEST_ID, LATENCY = range(len(COLUMNS))
 ExchangeRole = Qt.ItemDataRole.UserRole + 1
 
-Index = QModelIndex | QPersistentModelIndex
 
+class RequestLogModel(ReadOnlyTableModel):
+    columns = COLUMNS
 
-class RequestLogModel(QAbstractTableModel):
     """The newest exchange last; the oldest are dropped past ``capacity``."""
 
     def __init__(self, capacity: int = 5000, parent: QWidget | None = None) -> None:
@@ -50,11 +52,8 @@ class RequestLogModel(QAbstractTableModel):
         self._rows.append((exchange, cells))
         self.endInsertRows()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(COLUMNS)
+    def row_count(self) -> int:
+        return len(self._rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -69,13 +68,6 @@ class RequestLogModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == STATUS:
             failed = exchange.status is None or exchange.status >= 400
             return Qt.GlobalColor.darkRed if failed else None
-        return None
-
-    def headerData(  # noqa: N802 - Qt's API
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
         return None
 
 

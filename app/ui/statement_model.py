@@ -11,9 +11,10 @@ import datetime as dt
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 
 from app.ui.formatting import money_text
+from app.ui.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:
     from app.api.models import StatementRecord
@@ -35,8 +36,6 @@ DATE, TYPE, AMOUNT, CURRENCY, DESCRIPTION, COUNTERPARTY, ACCOUNT, REFERENCE, BAL
 RecordRole = Qt.ItemDataRole.UserRole + 1
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
-Index = QModelIndex | QPersistentModelIndex
-
 
 def signed_amount(record: StatementRecord) -> int:
     return record["amount"] if record["direction"] == "credit" else -record["amount"]
@@ -57,7 +56,9 @@ def format_cells(record: StatementRecord) -> tuple[str, ...]:
     )
 
 
-class StatementModel(QAbstractTableModel):
+class StatementModel(ReadOnlyTableModel):
+    columns = COLUMNS
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._records: list[StatementRecord] = []
@@ -119,11 +120,8 @@ class StatementModel(QAbstractTableModel):
 
     # -- Qt
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(self._order)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 - Qt's API
-        return 0 if parent.isValid() else len(COLUMNS)
+    def row_count(self) -> int:
+        return len(self._order)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -135,13 +133,6 @@ class StatementModel(QAbstractTableModel):
             return _RIGHT
         if role == RecordRole:
             return self._records[row]
-        return None
-
-    def headerData(  # noqa: N802 - Qt's API
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

@@ -320,3 +320,18 @@ def test_a_ca_bundle_adds_to_the_system_cas_and_verification_stays_on(tmp_path):
     assert len(subjects) > 1  # the system's CAs too
     with pytest.raises(InvalidInput, match="^CA bundle: cannot use"):
         Transport(Profile("https://bank.example", "u", "p", "PC", verify=str(tmp_path / "none")))
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "https://bank.example",
+        "https://bank.example/",
+        "https://bank.example/v1",
+        "https://bank.example/v2/",
+    ],
+)
+def test_base_url_with_or_without_the_version_prefix(base):
+    transport, seen = recording([httpx.Response(200, json={"result": "ok"})])
+    run(make_client(base, transport=transport).healthcheck())
+    assert str(seen[0].url) == "https://bank.example/v1/healthcheck"
