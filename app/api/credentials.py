@@ -7,12 +7,22 @@ this session only, in memory, and ``persistent`` says so, so the window can tell
 from __future__ import annotations
 
 import contextlib
-
-import keyring
-from keyring.backends import fail
-from keyring.errors import KeyringError
+from typing import Any
 
 SERVICE_PREFIX = "partner-desk"
+
+
+def _keyring() -> Any:
+    # imported on first use: keyring takes longer to load than the whole window
+    import keyring
+
+    return keyring
+
+
+def _errors() -> type[Exception]:
+    from keyring.errors import KeyringError
+
+    return KeyringError
 
 
 class Credentials:
@@ -22,7 +32,9 @@ class Credentials:
     @property
     def persistent(self) -> bool:
         """Whether passwords outlive the session (a real keyring is there)."""
-        return not isinstance(keyring.get_keyring(), fail.Keyring)
+        from keyring.backends import fail
+
+        return not isinstance(_keyring().get_keyring(), fail.Keyring)
 
     @staticmethod
     def _service(profile: str) -> str:
@@ -34,9 +46,10 @@ class Credentials:
         if not self.persistent:
             return None
         try:
-            return keyring.get_password(self._service(profile), user)
-        except KeyringError:
+            password: str | None = _keyring().get_password(self._service(profile), user)
+        except _errors():
             return None
+        return password
 
     def set(self, profile: str, user: str, password: str) -> bool:
         """Keep the password; True when it went to the keyring, False when session-only."""
@@ -44,13 +57,13 @@ class Credentials:
         if not self.persistent:
             return False
         try:
-            keyring.set_password(self._service(profile), user, password)
-        except KeyringError:
+            _keyring().set_password(self._service(profile), user, password)
+        except _errors():
             return False
         return True
 
     def delete(self, profile: str, user: str) -> None:
         self._session.pop((profile, user), None)
         if self.persistent:
-            with contextlib.suppress(KeyringError):  # nothing stored: nothing to delete
-                keyring.delete_password(self._service(profile), user)
+            with contextlib.suppress(_errors()):  # nothing stored: nothing to delete
+                _keyring().delete_password(self._service(profile), user)
