@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt
@@ -15,15 +16,13 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMainWindow,
     QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from app.api.credentials import Credentials
 from app.api.errors import ApiConnectionError, ApiError
-from app.ui.accounts import AccountsController, AccountsView
-from app.ui.clients import ClientsController, ClientsView
 from app.ui.errors import ErrorPresenter
-from app.ui.iban_lookup import IbanLookupController, IbanLookupView
 from app.ui.request_log import RequestLogDock
 from app.ui.sign_in import (
     SANDBOX,
@@ -33,8 +32,6 @@ from app.ui.sign_in import (
     ServerProfile,
     SignInDialog,
 )
-from app.ui.statement import StatementController
-from app.ui.statement_view import StatementView
 from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
@@ -49,6 +46,11 @@ if TYPE_CHECKING:
         StatementRecord,
     )
     from app.api.transport import Exchange
+    from app.ui.accounts import AccountsController, AccountsView
+    from app.ui.clients import ClientsController, ClientsView
+    from app.ui.iban_lookup import IbanLookupController, IbanLookupView
+    from app.ui.statement import StatementController
+    from app.ui.statement_view import StatementView
 
 # The embedded sandbox's documented demo credentials.
 
@@ -92,59 +94,23 @@ class MainWindow(QMainWindow):
             self.statusBar().addWidget(widget)
         self.statusBar().addPermanentWidget(self.request_id_label)
 
-        self.iban_view = IbanLookupView()
-        self.iban_view.setEnabled(False)
-        self.iban = IbanLookupController(
-            self.iban_view, self._iban_check, self.presenter, self.tasks
-        )
-
-        # navigation between the areas; each area is one page of the stack
+        # navigation between the areas; each area is one page of the stack, built the first
+        # time it is shown or used (a faster start)
         self.navigation = QListWidget()
         self.navigation.setObjectName("navigation")
         self.navigation.setFixedWidth(170)
         self.pages = QStackedWidget()
-        self.statement_view = StatementView()
-        self.statement_view.setEnabled(False)
-        self.statement = StatementController(
-            self.statement_view,
-            statement=self._statement_batches,
-            accounts=self._accounts,
-            presenter=self.presenter,
-            tasks=self.tasks,
-            settings=self._settings,
-        )
-        self.clients_view = ClientsView()
-        self.clients_view.setEnabled(False)
-        self.clients = ClientsController(
-            self.clients_view,
-            fetch_page=self._client_page,
-            create=self._create_client,
-            update=self._update_client,
-            nace_codes=self._nace_codes,
-            new_request_id=self._new_request_id,
-            show_accounts=self._show_accounts_of,
-            presenter=self.presenter,
-            tasks=self.tasks,
-            settings=self._settings,
-        )
-        self.accounts_view = AccountsView()
-        self.accounts_view.setEnabled(False)
-        self.accounts = AccountsController(
-            self.accounts_view,
-            accounts=self._accounts,
-            open_account=self._open_account,
-            operate=self._operate_account,
-            balances=self._balances,
-            show_statement=self._show_statement_of,
-            presenter=self.presenter,
-            tasks=self.tasks,
-            settings=self._settings,
-        )
-        self.add_area("Clients", self.clients_view)
-        self.add_area("Accounts", self.accounts_view)
-        self.add_area("Statements", self.statement_view)
-        self.add_area("IBAN lookup", self.iban_view)
-        self.navigation.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self._containers: dict[str, QWidget] = {}
+        self._builders: dict[str, str] = {}
+        self._built: list[QWidget] = []
+        for name, area in (
+            ("Clients", "_clients_area"),
+            ("Accounts", "_accounts_area"),
+            ("Statements", "_statement_area"),
+            ("IBAN lookup", "_iban_area"),
+        ):
+            self.add_area(name, area)
+        self.navigation.currentRowChanged.connect(self._area_chosen)
         self.navigation.setCurrentRow(0)
 
         central = QWidget()
@@ -245,9 +211,8 @@ class MainWindow(QMainWindow):
         self.profile = profile
         self.connection_label.setText(f"{profile.name} ({url})")
         self.signed_in_label.setText(f"Signed in as {profile.user}")
-        for view in (self.iban_view, self.statement_view, self.clients_view, self.accounts_view):
+        for view in self._built:
             view.setEnabled(True)
-        self.iban_view.input.setFocus()
         await self.check_health()
         first_page = self.clients.start()
         if first_page is not None:
@@ -366,23 +331,147 @@ class MainWindow(QMainWindow):
         assert self.client is not None
         return await self.client.list_accounts(client_id)
 
+    # -- areas, built on first use
+
+    @cached_property
+    def _clients_area(self) -> tuple[ClientsView, ClientsController]:
+        from app.ui.clients import ClientsController, ClientsView
+
+        view = ClientsView()
+        controller = ClientsController(
+            view,
+            fetch_page=self._client_page,
+            create=self._create_client,
+            update=self._update_client,
+            nace_codes=self._nace_codes,
+            new_request_id=self._new_request_id,
+            show_accounts=self._show_accounts_of,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self._mount("Clients", view)
+        return view, controller
+
+    @cached_property
+    def _accounts_area(self) -> tuple[AccountsView, AccountsController]:
+        from app.ui.accounts import AccountsController, AccountsView
+
+        view = AccountsView()
+        controller = AccountsController(
+            view,
+            accounts=self._accounts,
+            open_account=self._open_account,
+            operate=self._operate_account,
+            balances=self._balances,
+            show_statement=self._show_statement_of,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self._mount("Accounts", view)
+        return view, controller
+
+    @cached_property
+    def _statement_area(self) -> tuple[StatementView, StatementController]:
+        from app.ui.statement import StatementController
+        from app.ui.statement_view import StatementView
+
+        view = StatementView()
+        controller = StatementController(
+            view,
+            statement=self._statement_batches,
+            accounts=self._accounts,
+            presenter=self.presenter,
+            tasks=self.tasks,
+            settings=self._settings,
+        )
+        self._mount("Statements", view)
+        return view, controller
+
+    @cached_property
+    def _iban_area(self) -> tuple[IbanLookupView, IbanLookupController]:
+        from app.ui.iban_lookup import IbanLookupController, IbanLookupView
+
+        view = IbanLookupView()
+        controller = IbanLookupController(view, self._iban_check, self.presenter, self.tasks)
+        self._mount("IBAN lookup", view)
+        view.input.setFocus()
+        return view, controller
+
+    @property
+    def clients_view(self) -> ClientsView:
+        return self._clients_area[0]
+
+    @property
+    def clients(self) -> ClientsController:
+        return self._clients_area[1]
+
+    @property
+    def accounts_view(self) -> AccountsView:
+        return self._accounts_area[0]
+
+    @property
+    def accounts(self) -> AccountsController:
+        return self._accounts_area[1]
+
+    @property
+    def statement_view(self) -> StatementView:
+        return self._statement_area[0]
+
+    @property
+    def statement(self) -> StatementController:
+        return self._statement_area[1]
+
+    @property
+    def iban_view(self) -> IbanLookupView:
+        return self._iban_area[0]
+
+    @property
+    def iban(self) -> IbanLookupController:
+        return self._iban_area[1]
+
+    def _mount(self, name: str, view: QWidget) -> None:
+        container = self._containers[name]
+        layout = container.layout()
+        assert layout is not None
+        layout.addWidget(view)
+        view.setEnabled(self.client is not None)  # usable once signed in
+        self._built.append(view)
+
+    def _area_chosen(self, row: int) -> None:
+        item = self.navigation.item(row)
+        if item is not None:
+            getattr(self, self._builders[item.text()])  # builds the area on first use
+        self.pages.setCurrentIndex(row)
+
+    def current_area(self) -> str:
+        item = self.navigation.currentItem()
+        return item.text() if item is not None else ""
+
     def refresh_current(self) -> None:
         """F5: reload what the current area shows."""
-        page = self.pages.currentWidget()
         if self.client is None:
             return
-        if page is self.clients_view:
+        area = self.current_area()
+        if area == "Clients":
             self.clients.refresh()
-        elif page is self.accounts_view:
+        elif area == "Accounts":
             self.accounts.refresh()
-        elif page is self.statement_view:
+        elif area == "Statements":
             self.statement.load()
         else:
             self.tasks.spawn(self.check_health())
 
-    def add_area(self, name: str, page: QWidget) -> None:
+    def add_area(self, name: str, builder: str) -> None:
+        """An entry in the navigation; ``builder`` names the property that builds its page."""
+        container = QWidget()
+        layout = QVBoxLayout(container)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._containers[name] = container
+        self._builders[name] = builder
         self.navigation.addItem(name)
-        self.pages.addWidget(page)
+        self.pages.addWidget(container)
 
     def show_area(self, name: str) -> None:
         matches = self.navigation.findItems(name, Qt.MatchFlag.MatchExactly)

@@ -144,11 +144,11 @@ def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
         await until(lambda: window.accounts_view.model.rowCount() == 1)
 
     run_on(qloop, go())
-    assert window.pages.currentWidget() is window.accounts_view
+    assert window.current_area() == "Accounts"
     assert window.accounts_view.client_id.text() == "C0000001"
     iban = cells(window.accounts_view.model, 0)[0]
     window.accounts_view.statement_button.click()
-    assert window.pages.currentWidget() is window.statement_view
+    assert window.current_area() == "Statements"
     assert window.statement_view.client_id.text() == "C0000001"
     run_on(qloop, until(lambda: window.statement_view.account.count() == 1))
     assert window.statement_view.account.currentText() == iban
