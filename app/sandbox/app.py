@@ -353,7 +353,7 @@ async def update_client_v1(request: Request, bank: Bank, body: Any) -> object:
     return client.v1()
 
 
-def _v2_shape(body: Any, *, creating: bool) -> None:
+def _v2_shape(body: Any) -> None:
     """Say plainly which object a client type needs (the schema's oneOf would not)."""
     if not isinstance(body, dict):
         return
@@ -369,7 +369,7 @@ def _v2_shape(body: Any, *, creating: bool) -> None:
 
 
 async def create_client_v2(request: Request, bank: Bank, body: Any) -> object:
-    _v2_shape(body, creating=True)
+    _v2_shape(body)
     validate(2, "ClientV2CreateModel", body)
     details = body["person"] if body["client_type"] == "PERSON" else body["company"]
     return bank.add_client(body["client_type"], details, body["external_reference"]).v2()
@@ -385,7 +385,7 @@ async def list_clients_v2(request: Request, bank: Bank, body: Any) -> object:
 
 async def update_client_v2(request: Request, bank: Bank, body: Any) -> object:
     client = bank.client(_client_id(request))
-    _v2_shape(body, creating=False)
+    _v2_shape(body)
     validate(2, "ClientV2UpdateModel", body)
     changes = body["person"] if body["client_type"] == "PERSON" else body["company"]
     bank.update_client(client, body["client_type"], changes)

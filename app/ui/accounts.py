@@ -31,10 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.errors import ApiError, InvalidInput
-from app.core.money import is_currency
 from app.ui.dialogs import opened
 from app.ui.errors import ErrorPresenter
-from app.ui.formatting import money_text
+from app.ui.formatting import CURRENCY_CHOICES, chosen_currency, money_text
 from app.ui.table_model import Index, ReadOnlyTableModel
 from app.ui.tasks import TaskGroup
 
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     from app.api.models import Account, Balance, ResultString
 
 AccountRole = Qt.ItemDataRole.UserRole + 1
-ALL_CURRENCIES = "All currencies"
 
 
 class RowsModel(ReadOnlyTableModel):
@@ -118,7 +116,7 @@ class AccountsView(QWidget):
         self.at_date.toggled.connect(self.balance_date.setEnabled)
         self.balance_currency = QComboBox()
         self.balance_currency.setEditable(True)
-        self.balance_currency.addItems([ALL_CURRENCIES, "EUR", "USD", "GBP", "CHF", "JPY"])
+        self.balance_currency.addItems(CURRENCY_CHOICES)
         self.balance_button = QPushButton("Show balance")
         self.balances = RowsModel(("Currency", "Balance", "Available", "Date"), self)
         self.balances.right_aligned = {1, 2}
@@ -327,12 +325,10 @@ class AccountsController:
         if view.at_date.isChecked():
             chosen = view.balance_date.date()
             day = dt.date(chosen.year(), chosen.month(), chosen.day())
-        text = view.balance_currency.currentText().strip().upper()
-        currency = None if text in ("", ALL_CURRENCIES.upper()) else text
-        if currency is not None and not is_currency(currency):
-            self._presenter.show(
-                InvalidInput("currency", f"{currency!r} is not an ISO 4217 currency code")
-            )
+        try:
+            currency = chosen_currency(view.balance_currency.currentText())
+        except InvalidInput as exc:
+            self._presenter.show(exc)
             return
         self._tasks.spawn(self._balance(account, day, currency))
 

@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.core.csv_export import neutralise_row
-from app.core.money import is_currency
 from app.ui.errors import ErrorPresenter
+from app.ui.formatting import chosen_currency
 from app.ui.statement_model import COLUMNS, daily_balances
-from app.ui.statement_view import ALL_CURRENCIES, StatementView
+from app.ui.statement_view import StatementView
 from app.ui.tasks import TaskGroup
 
 if TYPE_CHECKING:
@@ -111,17 +111,19 @@ class StatementController:
         account_id = self._account_id()
         date_from = _day(view.date_from.date())
         date_to = _day(view.date_to.date())
-        currency_text = view.currency.currentText().strip().upper()
-        currency = None if currency_text in ("", ALL_CURRENCIES.upper()) else currency_text
         problem = None
+        currency = None
         if not client_id:
             problem = InvalidInput("client", "enter the client ID")
         elif not account_id:
             problem = InvalidInput("account", "choose or enter the account")
         elif date_from > date_to:
             problem = InvalidInput("period", f"From ({date_from}) is after To ({date_to})")
-        elif currency is not None and not is_currency(currency):
-            problem = InvalidInput("currency", f"{currency!r} is not an ISO 4217 currency code")
+        else:
+            try:
+                currency = chosen_currency(view.currency.currentText())
+            except InvalidInput as exc:
+                problem = exc
         if problem is not None:
             self._presenter.show(problem)
             return

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.balance_chart import BalanceChart
+from app.ui.formatting import CURRENCY_CHOICES
 from app.ui.statement_model import (
     ACCOUNT,
     AMOUNT,
@@ -33,7 +34,6 @@ from app.ui.statement_model import (
     StatementModel,
 )
 
-ALL_CURRENCIES = "All currencies"
 COLUMN_WIDTHS = {
     DATE: 95,
     TYPE: 80,
@@ -72,7 +72,7 @@ class StatementView(QWidget):
         self.currency = QComboBox()
         self.currency.setObjectName("statementCurrency")
         self.currency.setEditable(True)
-        self.currency.addItems([ALL_CURRENCIES, "EUR", "USD", "GBP", "CHF", "JPY"])
+        self.currency.addItems(CURRENCY_CHOICES)
         self.load_button = QPushButton("Load")
         self.load_button.setObjectName("statementLoad")
         self.load_button.setDefault(True)
