@@ -612,3 +612,18 @@ def test_statement_streams_in_batches_equal_to_the_whole(sandbox_url):
     assert streamed == whole
     assert len(streamed) >= 100_000
     assert len(sizes) > 10  # pieces of about 128 KiB
+
+
+def test_an_empty_update_body_changes_nothing(admin, bank):
+    auth, headers = ("demo", "demo"), {"x-partner-code": "PD"}
+    before = dict(bank.clients["C0000003"].details)
+    for version in ("v1", "v2"):
+        response = admin.put(
+            f"/{version}/clients/C0000003",
+            json={},
+            auth=auth,
+            headers={**headers, "x-request-id": unique()},
+        )
+        assert response.status_code == 200, response.text
+    assert response.json()["id"] == "C0000003"
+    assert bank.clients["C0000003"].details == before
