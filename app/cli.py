@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
@@ -122,21 +122,21 @@ def _describe(error: object) -> str:
 def _gui() -> int:
     from app.ui.app import run_gui
 
-    started: list[object] = []
+    stops: list[Callable[[], None]] = []
 
     def start_sandbox() -> str:
         # imported here, off the GUI thread and after the window shows: a faster start
         from app.sandbox.server import BackgroundSandbox
 
         sandbox = BackgroundSandbox()
-        started.append(sandbox)
+        stops.append(sandbox.stop)
         return sandbox.start()
 
     try:
         return run_gui(start_sandbox)
     finally:
-        for sandbox in started:
-            sandbox.stop()  # type: ignore[attr-defined]
+        for stop in stops:
+            stop()
 
 
 if __name__ == "__main__":
