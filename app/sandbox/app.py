@@ -41,6 +41,7 @@ from app.sandbox.schemas import validate
 from app.sandbox.store import (
     WORLD_CURRENCIES,
     Bank,
+    Client,
     Fault,
     StoredResponse,
     internal_fee,
@@ -338,12 +339,15 @@ async def create_client_v1(request: Request, bank: Bank, body: Any) -> object:
     return bank.add_client("PERSON", body["client"], None).v1()
 
 
-async def list_clients_v1(request: Request, bank: Bank, body: Any) -> object:
+def _clients_page(request: Request, bank: Bank, *, persons_only: bool) -> list[Client]:
     offset, limit = _paging(request)
     node = _filter(request, CLIENT_FILTER_FIELDS)
-    return [
-        c.v1() for c in bank.list_clients(persons_only=True, node=node, offset=offset, limit=limit)
-    ]
+    return bank.list_clients(persons_only=persons_only, node=node, offset=offset, limit=limit)
+
+
+async def list_clients_v1(request: Request, bank: Bank, body: Any) -> object:
+    # version 1 knows persons only
+    return [client.v1() for client in _clients_page(request, bank, persons_only=True)]
 
 
 async def update_client_v1(request: Request, bank: Bank, body: Any) -> object:
@@ -378,11 +382,7 @@ async def create_client_v2(request: Request, bank: Bank, body: Any) -> object:
 
 
 async def list_clients_v2(request: Request, bank: Bank, body: Any) -> object:
-    offset, limit = _paging(request)
-    node = _filter(request, CLIENT_FILTER_FIELDS)
-    return [
-        c.v2() for c in bank.list_clients(persons_only=False, node=node, offset=offset, limit=limit)
-    ]
+    return [client.v2() for client in _clients_page(request, bank, persons_only=False)]
 
 
 async def update_client_v2(request: Request, bank: Bank, body: Any) -> object:
