@@ -11,6 +11,9 @@ Grammar (``and`` binds tighter than ``or``; ``;`` is a synonym of ``and``)::
 Strings are double-quoted; a double quote inside is written twice:
 ``"say ""hi"" now"``.
 Dates are ``yyyy-mm-dd``; integers are digits without thousand delimiters (optional ``-``).
+
+Parsing is bounded: parentheses nest at most ``MAX_DEPTH`` deep and integers carry at most
+``MAX_INTEGER_DIGITS`` digits, so hostile text gets a FilterError, never a RecursionError.
 """
 
 from __future__ import annotations
@@ -75,7 +78,10 @@ Node: TypeAlias = Condition | Group
 _FIELD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9-])")
 _INT_RE = re.compile(r"-?[0-9]+(?![0-9-])")
+_OPERATOR_RE = re.compile(r"\[\s*([A-Za-z]*)\s*")
 _KEYWORDS = frozenset({"and", "or"})
+MAX_DEPTH = 32  # parentheses nested deeper are refused (decided; see the README)
+MAX_INTEGER_DIGITS = 18  # int64 territory (decided)
 
 
 # ---------------------------------------------------------------- building
@@ -203,13 +209,15 @@ def _tokens(text: str) -> Iterator[_Token]:
             expect_value = False
             continue
         if ch == "[":
-            end = text.find("]", i)
-            if end < 0:
-                raise FilterError("missing ']' after operator", start)
-            name = text[i + 1 : end].strip().lower()
+            match = _OPERATOR_RE.match(text, i)
+            assert match is not None  # the pattern accepts an empty name
+            name = match.group(1).lower()
+            i = match.end()
             if name not in {o.value for o in Operator}:
-                raise FilterError(f"unknown operator [{text[i + 1 : end]}]", start)
-            i = end + 1
+                raise FilterError(f"unknown operator [{match.group(1)}]", start)
+            if i >= n or text[i] != "]":
+                raise FilterError("missing ']' after the operator", i)
+            i += 1
             yield _Token("op", name, start)
             expect_value = True
             continue
@@ -232,6 +240,8 @@ def _tokens(text: str) -> Iterator[_Token]:
                 continue
             match = _INT_RE.match(text, i)
             if match:
+                if len(match.group().lstrip("-")) > MAX_INTEGER_DIGITS:
+                    raise FilterError(f"an integer has at most {MAX_INTEGER_DIGITS} digits", start)
                 i = match.end()
                 yield _Token("int", match.group(), start, int(match.group()))
                 expect_value = False
@@ -257,6 +267,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self._tokens = list(_tokens(text))
         self._index = 0
+        self._depth = 0
 
     def _peek(self) -> _Token:
         return self._tokens[self._index]
@@ -295,9 +306,14 @@ class _Parser:
 
     def _primary(self) -> Node:
         if self._peek().kind == "lparen":
+            opening = self._peek()
+            self._depth += 1
+            if self._depth > MAX_DEPTH:
+                raise FilterError(f"parentheses nest at most {MAX_DEPTH} deep", opening.position)
             self._index += 1
             node = self._or()
             self._take("rparen", "')'")
+            self._depth -= 1
             return node
         field = self._take("field", "a field name or '('")
         op_token = self._take("op", "an operator in brackets such as [eq]")
@@ -373,17 +389,56 @@ def _type_name(kind: FieldType) -> str:
     return {str: "quoted string", int: "integer", dt.date: "date (yyyy-mm-dd)"}[kind]
 
 
-def like_to_regex(pattern: str) -> re.Pattern[str]:
-    """SQL LIKE (``%`` any run, ``_`` one character; no ESCAPE) as a case-insensitive regex."""
-    parts = []
-    for ch in pattern:
-        if ch == "%":
-            parts.append(".*")
-        elif ch == "_":
-            parts.append(".")
-        else:
-            parts.append(re.escape(ch))
-    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
+def like_matches(pattern: str, text: str) -> bool:
+    """SQL LIKE (``%`` any run, ``_`` one character; no ESCAPE), case-insensitive.
+
+    No backtracking: the pieces between ``%`` are matched at their earliest place in order,
+    which is right for LIKE and takes at most len(text) * len(piece) steps, whatever the
+    pattern (a regular expression of ``%%%%…!`` takes minutes)."""
+    pieces = pattern.lower().split("%")
+    value = text.lower()
+    if len(pieces) == 1:
+        return len(value) == len(pieces[0]) and _fits(pieces[0], value, 0)
+    first, *middle, last = pieces
+    end = len(value) - len(last)
+    if end < len(first) or not _fits(first, value, 0) or not _fits(last, value, end):
+        return False
+    position = len(first)
+    for piece in middle:
+        found = _earliest(piece, value, position, end)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True
+
+
+def _fits(piece: str, value: str, at: int) -> bool:
+    """Whether the piece (``_`` for any one character) matches the value at that place."""
+    if at + len(piece) > len(value):
+        return False
+    return all(wanted == "_" or wanted == value[at + offset] for offset, wanted in enumerate(piece))
+
+
+def _earliest(piece: str, value: str, start: int, end: int) -> int:
+    """The first place from start where the piece fits wholly before end, or -1."""
+    if "_" not in piece:
+        return value.find(piece, start, end)
+    # candidates are where its first literal run occurs; "_" alone fits anywhere
+    literal = max(piece.split("_"), key=len)
+    shift = piece.index(literal) if literal else 0
+    at = start
+    while at + len(piece) <= end:
+        if literal:
+            found = value.find(literal, at + shift, end)
+            if found < 0:
+                return -1
+            at = found - shift
+            if at + len(piece) > end:
+                return -1
+        if _fits(piece, value, at):
+            return at
+        at += 1
+    return -1
 
 
 def matches(node: Node, record: Mapping[str, Scalar | None]) -> bool:
@@ -397,7 +452,7 @@ def matches(node: Node, record: Mapping[str, Scalar | None]) -> bool:
     value = node.value
     op = node.operator
     if op is Operator.LIKE:
-        return bool(like_to_regex(str(value)).fullmatch(str(actual)))
+        return like_matches(str(value), str(actual))
     if op is Operator.RANGE:
         assert isinstance(value, Range)
         return _compare(value.low, actual) <= 0 <= _compare(value.high, actual)

@@ -8,38 +8,19 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from functools import cache
 
-# ISO 4217 minor-unit exponents that differ from the usual 2; every other active code has 2.
-_EXPONENT_EXCEPTIONS: dict[str, int] = {
-    **dict.fromkeys(
-        [
-            "BIF",
-            "CLP",
-            "DJF",
-            "GNF",
-            "ISK",
-            "JPY",
-            "KMF",
-            "KRW",
-            "PYG",
-            "RWF",
-            "UGX",
-            "UYI",
-            "VND",
-            "VUV",
-            "XAF",
-            "XOF",
-            "XPF",
-        ],
-        0,
-    ),
-    **dict.fromkeys(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"], 3),
-    "CLF": 4,
-    "UYW": 4,
-}
-# Codes without a minor unit at all (funds, precious metals, testing): not money we move.
-_NO_MINOR_UNIT = frozenset(
-    ["XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XPD", "XPT", "XSU", "XTS", "XUA", "XXX"]
-)
+
+@cache
+def _exponents() -> dict[str, int]:
+    """ISO 4217 minor-unit exponents of every active code (EUR 2, JPY 0, KWD 3). Codes without a
+    minor unit (funds, precious metals, testing) are left out: not money we move. Loaded on
+    first use, not at start-up."""
+    import iso4217
+
+    return {
+        currency.code: currency.exponent
+        for currency in iso4217.Currency
+        if currency.exponent is not None
+    }
 
 
 class MoneyError(ValueError):
@@ -47,28 +28,14 @@ class MoneyError(ValueError):
 
 
 def is_currency(code: str) -> bool:
-    return (
-        len(code) == 3
-        and code.isascii()
-        and code.isupper()
-        and code not in _NO_MINOR_UNIT
-        and code in _iso_currencies()
-    )
-
-
-@cache
-def _iso_currencies() -> frozenset[str]:
-    # loaded on first use, not at start-up
-    import pycountry
-
-    return frozenset(str(currency.alpha_3) for currency in pycountry.currencies)
+    return code in _exponents()
 
 
 def exponent(currency: str) -> int:
     """The number of decimal places of the currency's minor unit (EUR 2, JPY 0, KWD 3)."""
     if not is_currency(currency):
         raise MoneyError(f"unknown currency {currency!r}: use an ISO 4217 code such as EUR")
-    return _EXPONENT_EXCEPTIONS.get(currency, 2)
+    return _exponents()[currency]
 
 
 def to_minor(text: str, currency: str) -> int:

@@ -1,5 +1,7 @@
 import contextlib
 import datetime as dt
+import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -163,3 +165,49 @@ def test_filter_shaped_text_raises_only_filter_error(text):
     except FilterError:
         return
     assert flt.parse(flt.to_string(node)) == node
+
+
+# ---------------------------------------------------------------- bounded work
+
+
+def _like_reference(pattern: str, text: str) -> bool:
+    regex = "".join(
+        ".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in pattern.lower()
+    )
+    return re.fullmatch(regex, text.lower(), re.DOTALL) is not None
+
+
+@given(
+    st.text(alphabet="ab%_", max_size=8),
+    st.text(alphabet="abAB", max_size=10),
+)
+@settings(max_examples=1000)
+def test_like_matches_as_sql_like(pattern, text):
+    assert flt.like_matches(pattern, text) == _like_reference(pattern, text)
+
+
+def test_like_never_backtracks():
+    started = time.perf_counter()
+    text = "a" * 254
+    assert not flt.like_matches("%" * 12 + "!", text)
+    assert not flt.like_matches("%a" * 100 + "%!", text)
+    assert not flt.like_matches("%" + "a_" * 60 + "!%", text)
+    assert flt.like_matches("%a_a%", text)
+    assert time.perf_counter() - started < 0.5
+
+
+def test_deep_nesting_and_long_numbers_are_filter_errors():
+    deep = "(" * 320 + "a[eq]1" + ")" * 320
+    with pytest.raises(FilterError, match="nest at most 32 deep") as caught:
+        flt.parse(deep)
+    assert caught.value.position == 32
+    assert flt.parse("(" * 32 + "a[eq]1" + ")" * 32) == Condition("a", Operator.EQ, 1)
+    with pytest.raises(FilterError, match="at most 18 digits"):
+        flt.parse("a[eq]" + "9" * 5000)
+    assert flt.parse("a[eq]-" + "9" * 18).value == -(10**18 - 1)
+
+
+def test_missing_bracket_is_pointed_at_where_it_belongs():
+    with pytest.raises(FilterError, match="missing ']' after the operator") as caught:
+        flt.parse('email[eq"x" and b[eq]1')
+    assert caught.value.position == len("email[eq")
