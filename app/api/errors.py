@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class ApiError(Exception):
-    """A call that did not succeed. Carries what the error table needs to show it."""
+    """A call that did not succeed, or input refused before anything was sent. Carries what the
+    error table needs to show it. Every catch in the desk catches this root."""
 
     status: int | None = None
 
@@ -35,13 +38,42 @@ class ApiError(Exception):
         """Whether the service answered with the contract's error body."""
         return self.failure_message is not None and self.error_id is not None
 
+    @property
+    def outcome_unknown(self) -> bool:
+        """Whether the service may have carried the request out (no answer, a timeout, a 5xx, an
+        unreadable answer): only a replay with the same x-request-id can tell."""
+        return True
+
+
+class InvalidInput(ApiError):
+    """Input refused before anything is sent; ``field`` names what is wrong. ``problems``
+    holds every field's problem when several are wrong at once (the first is ``field``)."""
+
+    def __init__(self, field: str, problem: str, problems: Mapping[str, str] | None = None) -> None:
+        super().__init__(f"{field}: {problem}" if field else problem)
+        self.field = field
+        self.problem = problem
+        self.problems: dict[str, str] = dict(problems or {field: problem})
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return False  # nothing was sent
+
 
 class BadRequest(ApiError):
     status = 400
 
+    @property
+    def outcome_unknown(self) -> bool:
+        return False  # refused: nothing was carried out
+
 
 class Unauthorized(ApiError):
     status = 401
+
+    @property
+    def outcome_unknown(self) -> bool:
+        return False  # refused before anything was carried out
 
 
 class RequestTimeout(ApiError):
@@ -63,20 +95,12 @@ class ApiConnectionError(ApiError):
 
 
 class ApiTimeoutError(ApiConnectionError):
-    """No answer in time."""
+    """No (complete) answer in time."""
 
 
 class ResponseValidationError(ApiError):
-    """An answer that does not fit the contract (not JSON, missing or malformed fields)."""
-
-
-class InvalidInput(ValueError):
-    """Input refused before anything is sent; ``field`` names what is wrong."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        self.field = field
-        self.problem = problem
-        super().__init__(f"{field}: {problem}" if field else problem)
+    """An answer that does not fit the contract (not JSON, missing or malformed fields, too
+    large, undecodable)."""
 
 
 def error_for_status(status: int) -> type[ApiError]:

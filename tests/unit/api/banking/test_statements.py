@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.json_stream import JsonArraySplitter, JsonStreamError, join
+from app.api.banking.statements import JsonArraySplitter, JsonStreamError, join
 
 objects = st.dictionaries(
     st.text(max_size=5),

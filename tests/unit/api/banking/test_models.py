@@ -1,6 +1,6 @@
 import pytest
 
-from app.api import models as m
+from app.api import banking as m
 from app.api.errors import InvalidInput
 from tests.conftest import company_body, person_body
 

@@ -1,0 +1,47 @@
+"""The action key: the idempotency key (x-request-id) of one user action.
+
+It is created by the form or action that owns it and kept until that action's outcome is
+known: every automatic retry, the re-run after a 401 sign-in and the user's Save again send the
+same request with the same key, so the service carries it out at most once.
+
+A *different* request (the user edited the form after a failure) may not reuse the key — the
+service would refuse it as a duplicate — and when the first request's outcome is unknown (no
+answer, a timeout, a 5xx) it may not simply go out under a new key either: the first one may
+have been carried out. Then the owner must first learn the outcome by sending the first
+request again with its key (``last_request``), and build the edit on what that answer says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.api.errors import ApiError
+from app.api.transport import new_request_id
+
+
+class OutcomeUnknown(Exception):
+    """A changed request while the previous one's outcome is unknown: replay that one first."""
+
+
+class ActionKey:
+    def __init__(self) -> None:
+        self.key = new_request_id()
+        self.last_request: Any = None  # what was last sent with the key (a JSON-like value)
+        self.outcome_unknown = False
+        self.done = False
+
+    def key_for(self, request: Any) -> str:
+        """The key to send this request with: the same for the same request; a new one for a
+        changed request once the previous one was refused; OutcomeUnknown while the previous
+        one's outcome is unknown."""
+        if self.last_request is not None and request != self.last_request:
+            if self.outcome_unknown:
+                raise OutcomeUnknown
+            self.key = new_request_id()  # the previous request was refused: nothing was done
+        self.last_request = request
+        return self.key
+
+    def settle(self, error: ApiError | None) -> None:
+        """Record how the last attempt ended (None: it succeeded)."""
+        self.done = error is None
+        self.outcome_unknown = error is not None and error.outcome_unknown

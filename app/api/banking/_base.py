@@ -1,0 +1,110 @@
+"""What every resource's operations share: the transport, paths, paging and answer checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from app.api.errors import InvalidInput, ResponseValidationError
+from app.api.transport import Transport
+from app.core import filter as flt
+from app.core import limits
+from app.core.limits import Bound
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+def segment(name: str, value: str, bound: Bound = limits.CLIENT_ID) -> str:
+    """A path segment, checked against its bound and escaped."""
+    problem = bound.length_problem(value)
+    if problem:
+        raise InvalidInput(name, problem)
+    return quote(value, safe="")
+
+
+def page(
+    offset: int, limit: int, filter_text: str | flt.Node | None, fields: Mapping[str, flt.FieldType]
+) -> dict[str, str | int]:
+    """The query of one page of a list: offset, limit and the filter, checked."""
+    if not limits.OFFSET.low <= offset <= limits.OFFSET.high:
+        raise InvalidInput("offset", f"must be from {limits.OFFSET.low} to {limits.OFFSET.high}")
+    if not limits.LIMIT.low <= limit <= limits.LIMIT.high:
+        raise InvalidInput("limit", f"must be from {limits.LIMIT.low} to {limits.LIMIT.high}")
+    params: dict[str, str | int] = {"offset": offset, "limit": limit}
+    if filter_text is not None and filter_text != "":
+        try:
+            node = flt.parse(filter_text) if isinstance(filter_text, str) else filter_text
+            flt.check_fields(node, fields)
+        except flt.FilterError as exc:
+            raise InvalidInput("filter", str(exc)) from None
+        written = flt.to_string(node)
+        problem = limits.FILTER.length_problem(written)
+        if problem:
+            raise InvalidInput("filter", problem)
+        params["filter"] = written
+    return params
+
+
+@cache
+def one(model: type[M]) -> TypeAdapter[M]:
+    return TypeAdapter(model)
+
+
+@cache
+def many(model: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
+
+
+def contract_error(
+    exc: ValidationError, method: str, path: str, request_id: str | None
+) -> ResponseValidationError:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return ResponseValidationError(
+        f"The answer to {method} {path} does not fit the contract: {where}: {first['msg']} "
+        f"(x-request-id {request_id})",
+        request_id=request_id,
+        method=method,
+        path=path,
+    )
+
+
+class Operations:
+    """The base of each resource's operations: one transport (one profile)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    async def _call(
+        self,
+        adapter: TypeAdapter[T],
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str | int] | None = None,
+        request_id: str | None = None,
+        secured: bool = True,
+        files: Mapping[str, tuple[str | None, bytes, str]] | None = None,
+    ) -> T:
+        answer = await self.transport.request(
+            method,
+            path,
+            json_body=body,
+            params=params,
+            request_id=request_id,
+            secured=secured,
+            files=files,
+        )
+        try:
+            return adapter.validate_json(answer.content)
+        except ValidationError as exc:
+            raise contract_error(exc, method, path, answer.request_id) from None
