@@ -76,9 +76,10 @@ def _iban(text: str, base_url: str | None) -> int:
     print(f"IBAN      {info.formatted}")
     print(f"Offline   valid; country {info.country}, bank code {info.bank_code}")
     if base_url is None:
+        from app.sandbox.app import SandboxSettings
         from app.sandbox.server import BackgroundSandbox
 
-        sandbox = BackgroundSandbox(demo_statement_records=0)
+        sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=0))
         try:
             return asyncio.run(_iban_check(info.iban, sandbox.start(), "embedded sandbox"))
         finally:
@@ -93,7 +94,12 @@ async def _iban_check(iban: str, base_url: str, where: str) -> int:
 
     # the IBAN check is an open operation: no credentials are sent
     profile = Profile(base_url=base_url, user="", password="", partner_code="partner-desk-cli")
-    client = BankingClient(Transport(profile, retry=RetryPolicy(attempts=2)))
+    try:
+        transport = Transport(profile, retry=RetryPolicy(attempts=2))
+    except ApiError as exc:  # an address the desk must not call
+        print(f"partner-desk iban: {exc}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    client = BankingClient(transport)
     try:
         data = await client.iban_check(iban)
     except ApiError as exc:
@@ -120,7 +126,7 @@ def _describe(error: object) -> str:
 
 
 def _gui() -> int:
-    from app.ui.app import run_gui
+    from app.ui.shell.app import run_gui
 
     stops: list[Callable[[], None]] = []
 

@@ -14,8 +14,9 @@ import pytest
 
 from app.api.banking import BankingClient
 from app.api.transport import Profile, RetryPolicy, Transport
+from app.sandbox.app import SandboxSettings
+from app.sandbox.banking.state import Bank
 from app.sandbox.server import BackgroundSandbox
-from app.sandbox.store import Bank
 
 T = TypeVar("T")
 
@@ -42,10 +43,21 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[BackgroundSandbox]:
-    server = BackgroundSandbox(settle_seconds=0.3)
+    """One sandbox for the session, its clock frozen: time moves only when a test moves it
+    (``advance``), so nothing waits for a settle and nothing settles by surprise."""
+    server = BackgroundSandbox(SandboxSettings(frozen_clock=True))
     server.start()
     yield server
     server.stop()
+
+
+def advance(url: str, seconds: float = 0, *, days: int = 0) -> dict[str, Any]:
+    """Move the sandbox's clock forward; everything due has run when this returns."""
+    body = {"advance_days": days} if days else {"advance_seconds": seconds}
+    answer = httpx.post(f"{url}/_sandbox/clock", json=body, timeout=30)
+    answer.raise_for_status()
+    result: dict[str, Any] = answer.json()
+    return result
 
 
 @pytest.fixture

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import uuid
+
+TITLES = {401: "Unauthorized", 408: "Request timeout", 500: "Internal error"}
+MESSAGES = {
+    401: "Authentication required: send the user and password with HTTP Basic",
+    408: "The request was not executed in time",
+    500: "The service failed to process the request",
+}
+
 
 class Refusal(Exception):
     """A request the sandbox refuses; becomes ``{"failure_message", "detail": {...}}``."""
@@ -20,3 +30,15 @@ def not_found(what: str) -> Refusal:
 
 def not_allowed(message: str) -> Refusal:
     return Refusal(message, title="Operation not allowed")
+
+
+def error_body(message: str, title: str) -> bytes:
+    """The contract's error body, with a fresh error_id each time."""
+    body = {"failure_message": message, "detail": {"error_id": str(uuid.uuid4()), "title": title}}
+    # ASCII only: a message that quotes hostile input can always be encoded
+    return json.dumps(body).encode()
+
+
+def status_body(status: int) -> bytes:
+    """The error body of a status the sandbox answers without a reason of its own."""
+    return error_body(MESSAGES[status], TITLES[status])

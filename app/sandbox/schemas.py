@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -17,7 +18,6 @@ from referencing.jsonschema import DRAFT202012
 
 from app.core.countries import is_country
 from app.core.money import is_currency
-from app.core.resources import OPENAPI_V1, OPENAPI_V2
 from app.sandbox.errors import Refusal
 
 # Properties that exist on a resource but may not be sent: named as read-only, not unknown.
@@ -49,20 +49,19 @@ _RequestValidator = validators.extend(  # type: ignore[no-untyped-call]
 
 
 @cache
-def _document(version: int) -> dict[str, Any]:
-    path = OPENAPI_V1 if version == 1 else OPENAPI_V2
+def _document(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as handle:
         loaded: dict[str, Any] = yaml.load(handle, Loader=yaml.CSafeLoader)
     return loaded
 
 
 @cache
-def _validator(version: int, schema_name: str) -> Any:
-    document = _document(version)
+def _validator(document_path: Path, schema_name: str) -> Any:
+    document = _document(document_path)
     registry: Registry[Any] = Registry().with_resource(
-        "urn:banking", Resource.from_contents(document, default_specification=DRAFT202012)
+        "urn:document", Resource.from_contents(document, default_specification=DRAFT202012)
     )
-    schema = {"$ref": f"urn:banking#/components/schemas/{schema_name}"}
+    schema = {"$ref": f"urn:document#/components/schemas/{schema_name}"}
     return _RequestValidator(schema, registry=registry, format_checker=FormatChecker())
 
 
@@ -114,7 +113,10 @@ def _describe(error: ValidationError) -> str:
     if kind == "type" and error.instance is None:
         return f"{where}is required and cannot be cleared with null"
     if kind == "type":
-        return f"{where}must be of type {value if isinstance(value, str) else ' or '.join(value)}"
+        wanted = value if isinstance(value, str) else " or ".join(value)
+        if wanted == "integer":
+            return f"{where}must be a whole number written without a decimal point or exponent"
+        return f"{where}must be of type {wanted}"
     if kind == "maxItems":
         return f"{where}at most {value} items"
     return f"{where}{error.message}"
@@ -140,10 +142,11 @@ def _check_codes(instance: object, path: str = "") -> None:
             _check_codes(item, f"{path}.{index}")
 
 
-def validate(version: int, schema_name: str, instance: object) -> None:
-    """Refuse (400) an instance that does not fit the named schema, naming the field."""
+def validate(document: Path, schema_name: str, instance: object) -> None:
+    """Refuse (400) an instance that does not fit the named schema of the OpenAPI document,
+    naming the field."""
     errors = sorted(
-        _validator(version, schema_name).iter_errors(instance),
+        _validator(document, schema_name).iter_errors(instance),
         key=lambda e: (
             len(list(e.absolute_path)),
             _field(e),

@@ -8,13 +8,13 @@ import logging
 import socket
 import threading
 from collections.abc import Callable
-from functools import partial
 
 import uvicorn
 from starlette.applications import Starlette
 
-from app.sandbox.app import create_app
-from app.sandbox.store import Bank
+from app.sandbox.app import SandboxSettings, create_app
+from app.sandbox.banking.state import Bank
+from app.sandbox.http import SandboxState
 
 log = logging.getLogger("partner_desk.sandbox")
 
@@ -28,9 +28,9 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _server(bank_factory: Callable[[], Bank]) -> uvicorn.Server:
+def _server(settings: SandboxSettings) -> uvicorn.Server:
     config = uvicorn.Config(
-        create_app(bank_factory), log_level="warning", access_log=False, lifespan="off"
+        create_app(settings), log_level="warning", access_log=False, lifespan="on"
     )
     return uvicorn.Server(config)
 
@@ -45,7 +45,7 @@ def serve_forever(
     """Serve until interrupted; announce the URL once connections are accepted."""
     sock = _bind(host, port)
     url = f"http://{host}:{sock.getsockname()[1]}"
-    server = _server(partial(Bank, settle_seconds=settle_seconds))
+    server = _server(SandboxSettings(settle_seconds=settle_seconds))
 
     async def run() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -63,36 +63,33 @@ class BackgroundSandbox:
     """The sandbox on its own thread and event loop, so the GUI never delays it."""
 
     def __init__(
-        self,
-        *,
-        port: int = 0,
-        host: str = "127.0.0.1",
-        settle_seconds: float = 2.0,
-        demo_statement_records: int = 100_000,
+        self, settings: SandboxSettings | None = None, *, port: int = 0, host: str = "127.0.0.1"
     ) -> None:
         self._sock = _bind(host, port)
         self.url = f"http://{host}:{self._sock.getsockname()[1]}"
-        self._bank_factory = partial(
-            Bank, settle_seconds=settle_seconds, demo_statement_records=demo_statement_records
-        )
+        self._settings = settings or SandboxSettings()
         self._server: uvicorn.Server | None = None
         self._thread = threading.Thread(target=self._run, name="sandbox", daemon=True)
         self._ready = threading.Event()
         self._failure: BaseException | None = None
 
     @property
-    def bank(self) -> Bank:
+    def state(self) -> SandboxState:
         """The live state, for tests and benchmarks (touch it only while requests are idle)."""
         assert self._server is not None, "start() the sandbox first"
         app = self._server.config.app
         assert isinstance(app, Starlette)
-        bank: Bank = app.state.bank
-        return bank
+        state: SandboxState = app.state.sandbox
+        return state
+
+    @property
+    def bank(self) -> Bank:
+        return self.state.service(Bank)
 
     def _run(self) -> None:
         async def run() -> None:
             # the demo data is built here, on the sandbox thread, never on the caller's
-            server = self._server = _server(self._bank_factory)
+            server = self._server = _server(self._settings)
             task = asyncio.create_task(server.serve(sockets=[self._sock]))
             while not server.started and not task.done():
                 await asyncio.sleep(0.01)

@@ -10,11 +10,11 @@ from openapi_core import OpenAPI
 from openapi_core.datatypes import RequestParameters
 from werkzeug.datastructures import Headers, ImmutableMultiDict
 
-from app.api import models as m
+from app.api import banking as m
 from app.api.banking import TransferQuery
 from app.api.errors import ApiError
 from app.core.resources import OPENAPI_V1, OPENAPI_V2
-from app.sandbox.demo import DEMO_PERSON_ID
+from app.sandbox.banking.demo import DEMO_PERSON_ID
 from tests.conftest import company_body, make_client, person_body, run
 
 # the contract marks x-partner-code deprecated; sending it is still required

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any, Literal
+import random
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from app.sandbox.store import Bank
+from app.sandbox.banking.ledger import Movement
+from app.sandbox.banking.state import Bank, Client
 
 DEMO_PERSON_ID = "C0000001"
 DEMO_COMPANY_ID = "C0000002"
@@ -86,57 +87,47 @@ def company() -> dict[str, Any]:
 
 
 def seed(bank: Bank, statement_records: int) -> None:
-    today = bank.clock().date()
+    today = bank.now().date()
     since = today - dt.timedelta(days=730)
-    demo = bank.add_client("PERSON", person(0, since), None, created=since)
-    corp = bank.add_client("COMPANY", company(), "REG-BW-0001", created=since)
+
+    def add(
+        client_type: str, details: dict[str, Any], reference: str | None, created: dt.date
+    ) -> Client:
+        pending = bank.new_client(client_type, details, reference, created=created, reviewed=True)
+        pending.commit()
+        return pending.value
+
+    demo = add("PERSON", person(0, since), None, since)
+    corp = add("COMPANY", company(), "REG-BW-0001", since)
     assert (demo.id, corp.id) == (DEMO_PERSON_ID, DEMO_COMPANY_ID)
-    demo.status = corp.status = "done"
-    demo.review_due = corp.review_due = None
     for index in range(1, 45):
-        client = bank.add_client(
+        add(
             "PERSON",
             person(index, since),
             f"REG-P-{index:04d}",
-            created=since + dt.timedelta(days=index * 15),
+            since + dt.timedelta(days=index * 15),
         )
-        client.status, client.review_due = "done", None
     account = bank.open_account(demo, opened=since)
-    bank.open_account(corp, opened=since)
-    _fill_statement(bank, account.id, since, today, statement_records)
+    account.commit()
+    bank.open_account(corp, opened=since).commit()
+    _fill_statement(bank, account.value.id, since, today, statement_records)
 
 
 def _fill_statement(
     bank: Bank, account_id: str, since: dt.date, until: dt.date, count: int
 ) -> None:
-    from app.sandbox.store import new_rng
-
-    rng = new_rng(20240101)
+    rng = random.Random(20240101)  # noqa: S311 - demo data, not security
     ledger = bank.accounts[account_id].ledger
     days = max((until - since).days, 1)
-    ledger.book(
-        day=since,
-        kind="opening",
-        direction="credit",
-        amount=50_000_000,
-        currency="EUR",
-        description="Demo opening balance",
-    )
+    ledger.book(Movement(since, "opening", "credit", 50_000_000, "EUR", "Demo opening balance"))
     for n in range(count):
         day = since + dt.timedelta(days=n * days // max(count, 1))
         roll = rng.random()
         if roll < 0.05:
             name, iban = _COUNTERPARTIES[6]
+            amount = rng.randint(150_000, 400_000)
             ledger.book(
-                day=day,
-                kind="sepa",
-                direction="credit",
-                amount=rng.randint(150_000, 400_000),
-                currency="EUR",
-                description="Salary",
-                counterparty_name=name,
-                counterparty_account=iban,
-                reference=f"SAL{n:06d}",
+                Movement(day, "sepa", "credit", amount, "EUR", "Salary", name, iban, f"SAL{n:06d}")
             )
             continue
         kind = (
@@ -151,14 +142,17 @@ def _fill_statement(
         name, iban = _COUNTERPARTIES[rng.randrange(len(_COUNTERPARTIES))]
         description = rng.choice(_DESCRIPTIONS[kind]).format(n=n)
         direction: Literal["credit", "debit"] = "credit" if kind == "interest" else "debit"
+        interest = kind == "interest"
         ledger.book(
-            day=day,
-            kind=kind,
-            direction=direction,
-            amount=rng.randint(100, 25_000),
-            currency="EUR",
-            description=description,
-            counterparty_name=None if kind == "interest" else name,
-            counterparty_account=None if kind == "interest" else iban,
-            reference=f"TX{n:07d}",
+            Movement(
+                day,
+                kind,
+                direction,
+                rng.randint(100, 25_000),
+                "EUR",
+                description,
+                None if interest else name,
+                None if interest else iban,
+                f"TX{n:07d}",
+            )
         )

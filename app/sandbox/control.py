@@ -1,0 +1,134 @@
+"""The sandbox's own control calls, under /_sandbox (documented in the README): the fault
+switch, the journal of requests, reset, and the clock. Their bodies are checked like any
+other: a bad control call is a 400 and changes nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from app.sandbox.errors import Refusal
+from app.sandbox.http import Fault, SandboxState, encode, json_response, read_body, refusal_response
+
+MAX_FAULT_COUNT = 1000
+MAX_PATH_CONTAINS = 200
+MAX_ADVANCE = dt.timedelta(days=3660)
+
+
+def _state(request: Request) -> SandboxState:
+    state: SandboxState = request.app.state.sandbox
+    return state
+
+
+def _object(body: Any, allowed: set[str]) -> dict[str, Any]:
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise Refusal("The body must be a JSON object")
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise Refusal(
+            f"{unknown[0]}: is not a known property (known: {', '.join(sorted(allowed))})"
+        )
+    return body
+
+
+def _integer(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Refusal(f"{name}: must be a whole number from {low} to {high}")
+    return value
+
+
+def _controlled(handler: Callable[[Request, Any], Response]) -> Callable[[Request], Any]:
+    async def serve(request: Request) -> Response:
+        try:
+            body, _ = await read_body(request, "optional")
+            return handler(request, body)
+        except Refusal as refusal:
+            return refusal_response(refusal)
+
+    return serve
+
+
+def set_faults(request: Request, body: Any) -> Response:
+    """{"status": 408|500, "count": N, "mode": "before"|"after", "path_contains": text|null}:
+    the next N matching calls answer that status (count 0 clears)."""
+    spec = _object(body, {"status", "count", "mode", "path_contains"})
+    status = spec.get("status", 408)
+    if status not in (408, 500) or isinstance(status, bool):
+        raise Refusal("status: must be 408 or 500")
+    count = _integer(spec, "count", 1, 0, MAX_FAULT_COUNT)
+    mode = spec.get("mode", "before")
+    if mode not in ("before", "after"):
+        raise Refusal("mode: must be before or after")
+    path_contains = spec.get("path_contains")
+    if path_contains is not None and (
+        not isinstance(path_contains, str) or not 1 <= len(path_contains) <= MAX_PATH_CONTAINS
+    ):
+        raise Refusal(f"path_contains: must be text of 1 to {MAX_PATH_CONTAINS} characters")
+    faults = _state(request).faults
+    faults.set(Fault(status, count, mode, path_contains))
+    return json_response(encode({"faults": [vars(f) for f in faults.active]}))
+
+
+def journal(request: Request, body: Any) -> Response:
+    state = _state(request)
+    if request.method == "DELETE":
+        state.journal.clear()
+    return json_response(encode(list(state.journal)))
+
+
+def clock(request: Request, body: Any) -> Response:
+    """GET: the sandbox's time. POST {"advance_seconds": N} or {"advance_days": N}: move it
+    forward and run everything that fell due before answering."""
+    state = _state(request)
+    ran = 0
+    if request.method == "POST":
+        spec = _object(body, {"advance_seconds", "advance_days"})
+        if len(spec) != 1:
+            raise Refusal("Send one of advance_seconds or advance_days")
+        if "advance_days" in spec:
+            delta = dt.timedelta(days=_integer(spec, "advance_days", 0, 0, MAX_ADVANCE.days))
+        else:
+            seconds = spec["advance_seconds"]
+            top = int(MAX_ADVANCE.total_seconds())
+            if isinstance(seconds, bool) or not isinstance(seconds, int | Decimal):
+                raise Refusal(f"advance_seconds: must be a number from 0 to {top}")
+            if not 0 <= seconds <= top:
+                raise Refusal(f"advance_seconds: must be a number from 0 to {top}")
+            delta = dt.timedelta(seconds=float(seconds))
+        state.clock.advance(delta)
+        ran = state.scheduler.run_due()
+    return json_response(
+        encode(
+            {
+                "now": state.clock.now().isoformat(timespec="milliseconds"),
+                "frozen": state.clock.frozen,
+                "ran": ran,
+                "pending": len(state.scheduler),
+            }
+        )
+    )
+
+
+def reset(request: Request, body: Any) -> Response:
+    """Reseed the sandbox: a restart without restarting."""
+    _object(body, set())
+    request.app.state.host.reset()
+    return json_response(encode({"result": "reset"}))
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/_sandbox/faults", _controlled(set_faults), methods=["POST"]),
+        Route("/_sandbox/requests", _controlled(journal), methods=["GET", "DELETE"]),
+        Route("/_sandbox/clock", _controlled(clock), methods=["GET", "POST"]),
+        Route("/_sandbox/reset", _controlled(reset), methods=["POST"]),
+    ]

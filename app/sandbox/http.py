@@ -1,0 +1,488 @@
+"""The sandbox's shared plumbing: every operation of every service goes through ``endpoint``,
+which applies the contract's common rules in one place — the fault switch, HTTP Basic
+authentication, the header rules, a bounded and checked body, idempotency keyed on the
+authenticated user, the journal — and makes each request all-or-nothing.
+
+All-or-nothing: a handler checks everything and returns its answer together with a ``commit``
+that applies the change. The answer is encoded before the commit runs, and nothing awaits
+between the idempotency check, the handler, the commit and storing the answer, so a refused or
+failed request changes nothing and two racing retries with one x-request-id act once.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import hashlib
+import json
+import logging
+import re
+import secrets
+import time
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal, TypeVar
+
+from starlette.datastructures import UploadFile
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+from app.core import filter as flt
+from app.core import limits
+from app.core.limits import Bound
+from app.core.money import is_currency
+from app.sandbox.clock import Clock, Scheduler
+from app.sandbox.errors import Refusal, error_body, status_body
+
+log = logging.getLogger("partner_desk.sandbox")
+
+T = TypeVar("T")
+
+JSON_BODY_BYTES = 1024 * 1024  # decided; see the README
+MULTIPART_BODY_BYTES = limits.ATTACHMENT_BYTES.high + 256 * 1024
+JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
+IDEMPOTENCY_ENTRIES = 50_000  # answers kept for replay; the oldest are forgotten first
+JOURNAL_ENTRIES = 2000
+
+#: The sandbox's users and their passwords (documented in the README).
+USERS: dict[str, str] = {"demo": "demo"}
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_DIGITS = re.compile(r"[0-9]{1,10}")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+# ---------------------------------------------------------------- shared state
+
+
+@dataclass
+class StoredAnswer:
+    fingerprint: str
+    status: int
+    body: bytes
+
+
+class Idempotency:
+    """Answers of create and update operations by (user, x-request-id), bounded."""
+
+    def __init__(self, capacity: int = IDEMPOTENCY_ENTRIES) -> None:
+        self.capacity = capacity
+        self._answers: OrderedDict[tuple[str, str], StoredAnswer] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> StoredAnswer | None:
+        return self._answers.get(key)
+
+    def put(self, key: tuple[str, str], answer: StoredAnswer) -> None:
+        self._answers[key] = answer
+        while len(self._answers) > self.capacity:
+            self._answers.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+
+@dataclass
+class Fault:
+    status: Literal[408, 500]
+    remaining: int
+    mode: Literal["before", "after"]  # before: answer without acting; after: act, then answer
+    path_contains: str | None
+
+
+class Faults:
+    def __init__(self) -> None:
+        self.active: list[Fault] = []
+
+    def take(self, path: str, mode: str) -> Fault | None:
+        for fault in self.active:
+            if fault.mode == mode and (fault.path_contains is None or fault.path_contains in path):
+                fault.remaining -= 1
+                if fault.remaining <= 0:
+                    self.active.remove(fault)
+                return fault
+        return None
+
+    def set(self, fault: Fault) -> None:
+        """Replace the fault of the same mode and path (count 0 only clears it)."""
+        self.active = [
+            f for f in self.active if f.mode != fault.mode or f.path_contains != fault.path_contains
+        ]
+        if fault.remaining:
+            self.active.append(fault)
+
+
+@dataclass
+class SandboxState:
+    """Everything a running sandbox holds; ``reset`` replaces it whole."""
+
+    clock: Clock
+    scheduler: Scheduler
+    services: dict[type, object] = field(default_factory=dict)
+    idempotency: Idempotency = field(default_factory=Idempotency)
+    faults: Faults = field(default_factory=Faults)
+    journal: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=JOURNAL_ENTRIES))
+
+    def service(self, kind: type[T]) -> T:
+        value = self.services[kind]
+        assert isinstance(value, kind)
+        return value
+
+
+# ---------------------------------------------------------------- one request
+
+
+@dataclass
+class Outcome:
+    """A handler's answer, and the change that goes with it (None: it changes nothing)."""
+
+    payload: object
+    commit: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    secured: bool = True
+    idempotent: bool = False  # create/update: x-request-id required, answers replayed
+    body: Literal["none", "json", "multipart"] = "none"
+
+
+Handler = Callable[["Call"], Outcome]
+
+
+@dataclass
+class Call:
+    """What a handler gets: the request, checked, and the sandbox's state."""
+
+    request: Request
+    state: SandboxState
+    body: Any
+    user: str | None
+
+    def service(self, kind: type[T]) -> T:
+        return self.state.service(kind)
+
+    @property
+    def now(self) -> dt.datetime:
+        return self.state.clock.now()
+
+    def path(self, name: str, bound: Bound = limits.CLIENT_ID) -> str:
+        value = str(self.request.path_params[name])
+        checked_text(value, name)
+        problem = bound.length_problem(value)
+        if problem:
+            raise Refusal(f"{name}: {problem}")
+        return value
+
+    def query(self, name: str) -> str | None:
+        value = self.request.query_params.get(name)
+        if value is not None:
+            checked_text(value, name)
+        return value
+
+    def query_int(self, name: str, default: int, bound: Bound) -> int:
+        text = self.query(name)
+        if text is None:
+            return default
+        # ASCII digits only: int() would take " 1_0" and full-width digits
+        if not _DIGITS.fullmatch(text) or not bound.low <= int(text) <= bound.high:
+            raise Refusal(f"{name}: must be an integer from {bound.low} to {bound.high}")
+        return int(text)
+
+    def query_date(self, name: str, *, required: bool) -> dt.date | None:
+        text = self.query(name)
+        if text is None or text == "":
+            if required:
+                raise Refusal(f"{name}: is required (yyyy-mm-dd)")
+            return None
+        try:
+            if not _DATE.fullmatch(text):
+                raise ValueError
+            return dt.date.fromisoformat(text)
+        except ValueError:
+            raise Refusal(f"{name}: {text[:40]!r} is not a date yyyy-mm-dd") from None
+
+    def query_currency(self) -> str | None:
+        code = self.query("currency")
+        if code is None or code == "":
+            return None
+        if not is_currency(code):
+            raise Refusal(f"currency: {code[:40]!r} is not an ISO 4217 currency code")
+        return code
+
+    def paging(self) -> tuple[int, int]:
+        offset = self.query_int("offset", 0, limits.OFFSET)
+        limit = self.query_int("limit", limits.DEFAULT_LIMIT, limits.LIMIT)
+        return offset, limit
+
+    def filter(self, allowed: dict[str, flt.FieldType]) -> flt.Node | None:
+        text = self.query("filter")
+        if text is None or not text.strip():
+            return None
+        problem = limits.FILTER.length_problem(text)
+        if problem:
+            raise Refusal(f"filter: {problem}")
+        try:
+            node = flt.parse(text)
+            flt.check_fields(node, allowed)
+        except flt.FilterError as exc:
+            raise Refusal(f"filter: {exc}") from None
+        return node
+
+
+def checked_text(value: str, where: str) -> str:
+    """Refuse text that is not valid Unicode (a lone surrogate, as JSON "\\ud800" writes it)."""
+    if _SURROGATE.search(value):
+        raise Refusal(f"{where}: is not valid Unicode text (it holds a lone surrogate)")
+    return value
+
+
+def checked_json(value: Any, where: str = "", depth: int = 0) -> None:
+    """Walk a parsed body: every text valid Unicode, no deeper than JSON_DEPTH, no number
+    JSON cannot carry exactly (those arrive as Decimal and fail any integer field)."""
+    if depth > JSON_DEPTH:
+        raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep")
+    if isinstance(value, str):
+        checked_text(value, where or "body")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            checked_text(key, f"{where}.{key}" if where else "a property name")
+            checked_json(item, f"{where}.{key}" if where else key, depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            checked_json(item, f"{where}.{index}" if where else str(index), depth + 1)
+
+
+def _refuse_constant(name: str) -> None:
+    raise Refusal(f"The body is not valid JSON: {name} is not a JSON number")
+
+
+def parse_json(raw: bytes) -> Any:
+    """A JSON body, checked: numbers with a fraction or exponent become Decimal (never float,
+    so 100.0 is not an integer), NaN and Infinity are refused, depth and text are checked."""
+    try:
+        parsed = json.loads(raw, parse_float=Decimal, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Refusal(f"The body is not valid JSON: {str(exc)[:200]}") from None
+    checked_json(parsed)
+    return parsed
+
+
+async def read_capped(request: Request, cap: int) -> bytes:
+    """The request's body, refused past ``cap`` bytes without reading the rest."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
+            parts.append(chunk)
+    except ClientDisconnect:
+        raise Refusal("The body was cut off") from None
+    raw = b"".join(parts)
+    request._body = raw  # so request.form() parses what was read here
+    return raw
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+
+
+async def read_body(request: Request, kind: str) -> tuple[Any, str]:
+    """The parsed body and its fingerprint (what makes two submissions the same action).
+    ``kind``: json (required), optional, none (empty or ``{}``) or multipart."""
+    content_type = request.headers.get("content-type", "")
+    if kind == "multipart":
+        if not content_type.lower().startswith("multipart/form-data"):
+            raise Refusal("The body must be sent as multipart/form-data with metadata and file")
+        await read_capped(request, MULTIPART_BODY_BYTES)
+        return await _read_multipart(request)
+    raw = await read_capped(request, JSON_BODY_BYTES)
+    if not raw.strip():
+        if kind == "json":
+            raise Refusal("The body is required (a JSON object)")
+        return None, "empty"
+    if not _is_json(content_type):
+        raise Refusal("The body must be sent as application/json")
+    parsed = parse_json(raw)
+    if kind == "none" and parsed != {}:
+        raise Refusal("This operation takes no body")
+    return parsed, fingerprint(parsed)
+
+
+def fingerprint(parsed: Any) -> str:
+    canonical = json.dumps(parsed, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+async def _read_multipart(request: Request) -> tuple[Any, str]:
+    cap = limits.ATTACHMENT_BYTES.high
+    try:
+        # the context closes the spooled upload files
+        async with request.form(max_files=2, max_fields=2, max_part_size=JSON_BODY_BYTES) as form:
+            metadata_part = form.get("metadata")
+            file_part = form.get("file")
+            if metadata_part is None:
+                raise Refusal("metadata: is required")
+            if not isinstance(file_part, UploadFile):
+                raise Refusal("file: is required (a file part)")
+            if isinstance(metadata_part, UploadFile):
+                metadata_raw = await metadata_part.read(JSON_BODY_BYTES + 1)
+            else:
+                metadata_raw = metadata_part.encode("utf-8", "surrogatepass")
+            content = await file_part.read(cap + 1)
+    except Refusal:
+        raise
+    except Exception as exc:  # starlette raises several kinds for malformed multipart
+        raise Refusal(f"The multipart body cannot be read: {str(exc)[:200]}") from None
+    if len(metadata_raw) > JSON_BODY_BYTES:
+        raise Refusal("metadata: larger than 1,024 KiB")
+    metadata = parse_json(metadata_raw)
+    if len(content) > cap:
+        raise Refusal("file: larger than the 10 MiB limit")
+    if not content:
+        raise Refusal("file: is empty")
+    digest = hashlib.sha256(fingerprint(metadata).encode() + b"\0" + content).hexdigest()
+    return {"metadata": metadata, "file": content}, digest
+
+
+def authenticate(request: Request) -> str | None:
+    """The user of HTTP Basic credentials, when they are right."""
+    header = request.headers.get("authorization", "")
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        user, _, password = base64.b64decode(encoded.strip(), validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    expected = USERS.get(user)
+    if expected is None:
+        secrets.compare_digest(password, password)  # the same work for unknown users
+        return None
+    return user if secrets.compare_digest(password.encode(), expected.encode()) else None
+
+
+def json_response(
+    payload: bytes, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    return Response(payload, status_code=status, media_type="application/json", headers=headers)
+
+
+def refusal_response(refusal: Refusal) -> Response:
+    headers = {"WWW-Authenticate": 'Basic realm="core"'} if refusal.status == 401 else None
+    return json_response(error_body(refusal.message, refusal.title), refusal.status, headers)
+
+
+def encode(payload: object) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
+def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """Wrap a handler with the contract's common rules, faults, journal and idempotency."""
+
+    async def serve(request: Request) -> Response:
+        state: SandboxState = request.app.state.sandbox
+        started = time.perf_counter()
+        request_id = request.headers.get("x-request-id")
+        response = await _respond(request, state, spec, handler, request_id)
+        if request_id is not None and limits.REQUEST_ID.length_problem(request_id) is None:
+            response.headers["x-request-id"] = request_id
+        state.journal.append(
+            {
+                "time": state.clock.now().isoformat(timespec="milliseconds"),
+                "method": request.method,
+                "path": request.url.path,
+                "query": request.url.query,
+                "status": response.status_code,
+                "request_id": request_id,
+                "partner_code": request.headers.get("x-partner-code"),
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+        )
+        return response
+
+    return serve
+
+
+async def _respond(
+    request: Request,
+    state: SandboxState,
+    spec: Operation,
+    handler: Handler,
+    request_id: str | None,
+) -> Response:
+    path = request.url.path
+    fault = state.faults.take(path, "before")
+    if fault is not None:
+        return json_response(status_body(fault.status), fault.status)
+    try:
+        user = _check_headers(request, spec, request_id)
+        body, digest = await read_body(request, spec.body)
+        key = (user or "", request_id or "")
+        fingerprint_ = f"{request.method} {path} {digest}"
+        if spec.idempotent:
+            stored = state.idempotency.get(key)
+            if stored is not None:
+                if stored.fingerprint != fingerprint_:
+                    raise Refusal(
+                        f"x-request-id: {request_id} was already used for a different request; "
+                        "use a new id for a new action",
+                        title="Duplicate request",
+                    )
+                return json_response(stored.body, stored.status, {"x-idempotent-replay": "true"})
+        # from here to the end of the commit nothing awaits: the request is one atomic step
+        state.scheduler.run_due()
+        outcome = handler(Call(request, state, body, user))
+        encoded = encode(outcome.payload)
+        if outcome.commit is not None:
+            outcome.commit()
+        if spec.idempotent:
+            state.idempotency.put(key, StoredAnswer(fingerprint_, 200, encoded))
+    except Refusal as refusal:
+        return refusal_response(refusal)
+    except Exception:
+        log.exception("sandbox handler failed")
+        return json_response(status_body(500), 500)
+    fault = state.faults.take(path, "after")
+    if fault is not None:
+        # the action happened; a retry with the same x-request-id replays its answer
+        return json_response(status_body(fault.status), fault.status)
+    return json_response(encoded)
+
+
+def _check_headers(request: Request, spec: Operation, request_id: str | None) -> str | None:
+    user = None
+    if spec.secured:
+        user = authenticate(request)
+        if user is None:
+            raise Refusal(
+                "Authentication required: send the user and password with HTTP Basic",
+                title="Unauthorized",
+                status=401,
+            )
+        partner = request.headers.get("x-partner-code")
+        if not partner:
+            raise Refusal("x-partner-code: the header is required")
+        if len(partner) > limits.PARTNER_CODE.high:
+            raise Refusal(f"x-partner-code: at most {limits.PARTNER_CODE.high} characters")
+    if request_id is not None:
+        problem = limits.REQUEST_ID.length_problem(request_id)
+        if problem:
+            raise Refusal(f"x-request-id: {problem}")
+    if spec.idempotent and not request_id:
+        raise Refusal("x-request-id: the header is required for create and update")
+    return user
