@@ -15,9 +15,10 @@ import asyncio, json, resource, sys, time
 import qasync
 from PySide6.QtCore import QDate, QElapsedTimer, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
-from app.sandbox.demo import DEMO_PERSON_ID
+from app.sandbox.banking.demo import DEMO_PERSON_ID
 from app.sandbox.server import BackgroundSandbox
-from app.ui.main_window import Backend, MainWindow
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.statements import StatementsArea
 
 sandbox = BackgroundSandbox()
 app = QApplication(sys.argv)
@@ -29,7 +30,7 @@ window.show()
 
 async def main():
     await window.connect_backend()
-    view = window.statement_view
+    view = window.area(StatementsArea).view
     view.client_id.setText(DEMO_PERSON_ID)
     view.client_id.editingFinished.emit()
     while view.account.count() == 0:
@@ -48,7 +49,7 @@ async def main():
     timer.start()
     started = time.perf_counter()
     view.load_button.click()
-    while view.model.rowCount() < 100_000 or not window.statement.loading.done():
+    while view.model.rowCount() < 100_000 or not window.area(StatementsArea).loading.done():
         await asyncio.sleep(0.001)
     shown = time.perf_counter() - started
     await asyncio.sleep(0.05)

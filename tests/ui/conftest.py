@@ -11,7 +11,7 @@ import pytest
 import qasync
 from PySide6.QtCore import QSettings
 
-from app.ui.event_loop import adopt_async_generators
+from app.ui.shell.event_loop import adopt_async_generators
 
 T = TypeVar("T")
 

@@ -1,0 +1,223 @@
+"""The Accounts area: a client's accounts; open one; enable, disable and close with a
+confirmation; balances, optionally at a date and in a currency."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, ClassVar
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMessageBox
+
+from app.api.action import ActionKey
+from app.api.errors import ApiError, InvalidInput
+from app.ui.accounts.view import AccountsView
+from app.ui.common.formatting import chosen_currency, money_text
+from app.ui.shell.areas import AreaContext
+from app.ui.shell.dialogs import opened
+
+if TYPE_CHECKING:
+    from app.api.banking import Account, AccountOperation, Balance
+
+
+class AccountsArea:
+    NAME: ClassVar[str] = "Accounts"
+
+    def __init__(self, context: AreaContext) -> None:
+        self.view = view = AccountsView()
+        self._context = context
+        self._presenter = context.presenter
+        self._tasks = context.tasks
+        self._settings = settings = context.settings
+        # an Open account whose outcome is unknown: the next one replays it (its key kept)
+        self._opening: tuple[str, ActionKey] | None = None
+        self.confirmation: QMessageBox | None = None
+        self._client_id = ""
+        view.client_id.setText(str(settings.value("accounts/client_id", "")))
+        view.show_button.clicked.connect(self.show_accounts)
+        view.client_id.returnPressed.connect(self.show_accounts)
+        view.open_button.clicked.connect(self.open_account)
+        view.enable_button.clicked.connect(lambda: self.operate("enable"))
+        view.disable_button.clicked.connect(lambda: self.operate("disable"))
+        view.close_button.clicked.connect(lambda: self.operate("close"))
+        view.copy_button.clicked.connect(self.copy_iban)
+        view.statement_button.clicked.connect(self.statement)
+        view.balance_button.clicked.connect(self.show_balance)
+        view.table.selectionModel().selectionChanged.connect(lambda *_: self._buttons())
+        self._buttons()
+
+    def show_client(self, client_id: str) -> None:
+        self.view.client_id.setText(client_id)
+        self.show_accounts()
+
+    def signed_in(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self._client_id:
+            self._tasks.spawn(self._load(self._client_id))
+
+    def selected(self) -> Account | None:
+        rows = self.view.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        account: Account = self.view.model.item(rows[0].row())
+        return account
+
+    def _buttons(self) -> None:
+        account = self.selected()
+        view = self.view
+        view.open_button.setEnabled(bool(self._client_id))
+        status = account.status if account else None
+        view.enable_button.setEnabled(status == "disabled")
+        view.disable_button.setEnabled(status == "active")
+        view.close_button.setEnabled(status in ("active", "disabled"))
+        for button in (view.copy_button, view.statement_button, view.balance_button):
+            button.setEnabled(account is not None)
+
+    # -- list
+
+    def show_accounts(self) -> None:
+        client_id = self.view.client_id.text().strip()
+        if not client_id:
+            self._presenter.show(InvalidInput("client", "enter the client ID"))
+            return
+        self._settings.setValue("accounts/client_id", client_id)
+        self._tasks.spawn(self._load(client_id))
+
+    async def _load(self, client_id: str, select: str | None = None) -> None:
+        try:
+            accounts = await self._context.banking.list_accounts(client_id)
+        except ApiError as exc:
+            self._presenter.show(exc, lambda: self._tasks.spawn(self._load(client_id, select)))
+            return
+        self._client_id = client_id
+        self.view.model.set_rows([(account, _account_cells(account)) for account in accounts])
+        self.view.balances.set_rows([])
+        self.view.status.setText(
+            f"Client {client_id}: {len(accounts)} account{'s' if len(accounts) != 1 else ''}"
+        )
+        chosen = select or (accounts[0].id if accounts else None)
+        for row, account in enumerate(accounts):
+            if account.id == chosen:
+                self.view.table.selectRow(row)
+        self._buttons()
+
+    # -- actions
+
+    def open_account(self) -> None:
+        if not self._client_id:
+            return
+        client_id = self._client_id
+        if self._opening is not None and self._opening[0] == client_id:
+            action = self._opening[1]  # the last one's outcome is unknown: the same action
+        else:
+            action = ActionKey()
+        self._tasks.spawn(self._open(client_id, action))
+
+    async def _open(self, client_id: str, action: ActionKey) -> None:
+        key = action.key_for({"open account": client_id})
+        try:
+            account = await self._context.banking.create_account(client_id, request_id=key)
+        except ApiError as exc:
+            action.settle(exc)
+            self._opening = (client_id, action) if exc.outcome_unknown else None
+            # after signing in again, the same action runs with the same key
+            self._presenter.show(exc, lambda: self._tasks.spawn(self._open(client_id, action)))
+            return
+        action.settle(None)
+        self._opening = None
+        await self._load(client_id, select=account.id)
+        self.view.status.setText(f"Opened account {account.iban}")
+
+    def operate(self, operation: AccountOperation) -> None:
+        account = self.selected()
+        if account is not None:
+            self._tasks.spawn(self._confirm_and_operate(account, operation))
+
+    async def _confirm_and_operate(self, account: Account, operation: AccountOperation) -> None:
+        warning = {
+            "enable": "It will send and receive transfers again.",
+            "disable": "It will neither send nor receive transfers until enabled.",
+            "close": "Closing is final: a closed account cannot be used again.",
+        }[operation]
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            f"{operation.capitalize()} account",
+            f"{operation.capitalize()} account {account.iban}?\n{warning}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.view,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        self.confirmation = box
+        try:
+            confirmed = await opened(box) == QMessageBox.StandardButton.Yes
+        finally:
+            self.confirmation = None
+            box.deleteLater()
+        if not confirmed:
+            return
+        try:
+            result = await self._context.banking.account_operation(
+                self._client_id, account.id, operation
+            )
+        except ApiError as exc:
+            self._presenter.show(exc, lambda: self.operate(operation))
+            return
+        await self._load(self._client_id, select=account.id)
+        self.view.status.setText(f"Account {account.iban} is {result.result}")
+
+    def copy_iban(self) -> None:
+        account = self.selected()
+        if account is not None:
+            QGuiApplication.clipboard().setText(account.iban)
+            self.view.status.setText(f"Copied {account.iban}")
+
+    def statement(self) -> None:
+        from app.ui.statements import StatementsArea  # built on first use
+
+        account = self.selected()
+        if account is not None:
+            self._context.open(StatementsArea).show_account(self._client_id, account.id)
+
+    # -- balance
+
+    def show_balance(self) -> None:
+        account = self.selected()
+        if account is None:
+            return
+        view = self.view
+        day = None
+        if view.at_date.isChecked():
+            chosen = view.balance_date.date()
+            day = dt.date(chosen.year(), chosen.month(), chosen.day())
+        try:
+            currency = chosen_currency(view.balance_currency.currentText())
+        except InvalidInput as exc:
+            self._presenter.show(exc)
+            return
+        self._tasks.spawn(self._balance(account, day, currency))
+
+    async def _balance(self, account: Account, day: dt.date | None, currency: str | None) -> None:
+        try:
+            balances = await self._context.banking.get_balance(
+                self._client_id, account.id, date=day, currency=currency
+            )
+        except ApiError as exc:
+            self._presenter.show(exc, self.show_balance)
+            return
+        self.view.balances.set_rows([(balance, _balance_cells(balance)) for balance in balances])
+
+
+def _account_cells(account: Account) -> tuple[str, ...]:
+    opened = account.opened_at.isoformat() if account.opened_at else ""
+    return (account.iban, account.bic, account.type, account.status, opened)
+
+
+def _balance_cells(balance: Balance) -> tuple[str, ...]:
+    return (
+        balance.currency,
+        money_text(balance.balance, balance.currency),
+        money_text(balance.available, balance.currency),
+        balance.date.isoformat(),
+    )

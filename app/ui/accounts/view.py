@@ -1,0 +1,107 @@
+"""The Accounts area's widgets; the controller decides what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QDate
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.accounts.model import RowsModel
+from app.ui.common.formatting import CURRENCY_CHOICES
+
+
+def _table(model: RowsModel) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+class AccountsView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.client_id = QLineEdit()
+        self.client_id.setObjectName("accountsClientId")
+        self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
+        self.client_id.setMaxLength(64)
+        self.show_button = QPushButton("Show accounts")
+        self.open_button = QPushButton("Open account")
+        self.open_button.setObjectName("openAccount")
+        self.enable_button = QPushButton("Enable")
+        self.disable_button = QPushButton("Disable")
+        self.close_button = QPushButton("Close account…")
+        self.copy_button = QPushButton("Copy IBAN")
+        self.statement_button = QPushButton("Statement…")
+        self.status = QLabel("")
+        self.status.setObjectName("accountsStatus")
+        self.model = RowsModel(("IBAN", "BIC", "Type", "Status", "Opened"), self)
+        self.table = _table(self.model)
+        self.table.setObjectName("accountsTable")
+
+        self.balance_date = QDateEdit()
+        self.balance_date.setCalendarPopup(True)
+        self.balance_date.setDisplayFormat("yyyy-MM-dd")
+        self.balance_date.setDate(QDate.currentDate())
+        self.balance_date.setEnabled(False)
+        self.at_date = QCheckBox("At date")
+        self.at_date.toggled.connect(self.balance_date.setEnabled)
+        self.balance_currency = QComboBox()
+        self.balance_currency.setEditable(True)
+        self.balance_currency.addItems(CURRENCY_CHOICES)
+        self.balance_button = QPushButton("Show balance")
+        self.balances = RowsModel(("Currency", "Balance", "Available", "Date"), self)
+        self.balances.right_aligned = {1, 2}
+        self.balance_table = _table(self.balances)
+        self.balance_table.setObjectName("balanceTable")
+
+        who = QHBoxLayout()
+        who.addWidget(QLabel("Client:"))
+        who.addWidget(self.client_id)
+        who.addWidget(self.show_button)
+        who.addStretch(1)
+        who.addWidget(self.status)
+        actions = QHBoxLayout()
+        for button in (
+            self.open_button,
+            self.enable_button,
+            self.disable_button,
+            self.close_button,
+            self.copy_button,
+            self.statement_button,
+        ):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        balance_box = QGroupBox("Balance of the selected account")
+        balance_layout = QVBoxLayout(balance_box)
+        balance_query = QHBoxLayout()
+        balance_query.addWidget(self.at_date)
+        balance_query.addWidget(self.balance_date)
+        balance_query.addWidget(self.balance_currency)
+        balance_query.addWidget(self.balance_button)
+        balance_query.addStretch(1)
+        balance_layout.addLayout(balance_query)
+        balance_layout.addWidget(self.balance_table)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h2>Accounts</h2>"))
+        layout.addLayout(who)
+        layout.addLayout(actions)
+        layout.addWidget(self.table, 2)
+        layout.addWidget(balance_box, 1)

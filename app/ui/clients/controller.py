@@ -1,0 +1,165 @@
+"""The Clients area: one table for v1 persons and v2 persons and companies, a filter builder,
+paging as the user scrolls, create and edit dialogs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QMessageBox
+
+from app.api.errors import ApiError
+from app.ui.clients.dialog import ClientDialog
+from app.ui.clients.model import CLIENT_WIDTHS, ClientRole, ClientsModel
+from app.ui.clients.view import ClientsView
+from app.ui.shell.areas import AreaContext
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from app.api.banking import ClientV2, NaceCodeEntry
+
+
+class ClientsArea:
+    NAME: ClassVar[str] = "Clients"
+
+    def __init__(self, context: AreaContext) -> None:
+        self.view = view = ClientsView()
+        self._context = context
+        self._nace: list[NaceCodeEntry] | None = None
+        self._presenter = context.presenter
+        self._tasks = context.tasks
+        self._settings = settings = context.settings
+        self.dialog: ClientDialog | None = None
+        self.notice: QMessageBox | None = None
+        self.model = ClientsModel(self._page, context.tasks, view)
+        view.table.setModel(self.model)
+        header = view.table.horizontalHeader()
+        for column, width in CLIENT_WIDTHS.items():
+            header.resizeSection(column, width)
+        state = settings.value("clients/columns")
+        if state is not None:
+            header.restoreState(state)
+        header.sectionResized.connect(
+            lambda *_: settings.setValue("clients/columns", header.saveState())
+        )
+        view.filter.text.setText(str(settings.value("clients/filter", "")))
+        view.filter.applied.connect(self.apply_filter)
+        self.model.failed.connect(lambda exc: self._presenter.show(exc, self.refresh))
+        self.model.page_loaded.connect(self._loaded)
+        view.new_person.clicked.connect(lambda: self.open_create("person"))
+        view.new_company.clicked.connect(lambda: self.open_create("company"))
+        view.edit.clicked.connect(self.open_edit)
+        view.table.doubleClicked.connect(lambda _index: self.open_edit())
+        view.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        view.accounts.clicked.connect(self._show_accounts)
+        for keys, slot in (
+            (QKeySequence.StandardKey.New, lambda: self.open_create("person")),
+            (QKeySequence.StandardKey.Find, self.focus_filter),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), view)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+
+    # -- list
+
+    async def _page(self, offset: int, limit: int, filter_text: str | None) -> list[ClientV2]:
+        return await self._context.banking.list_clients_v2(
+            offset=offset, limit=limit, filter=filter_text
+        )
+
+    def signed_in(self) -> asyncio.Task[None] | None:
+        """Load the first page with the remembered filter; the task fetching it, if any."""
+        self.view.filter.apply()
+        return self.model.pending
+
+    def refresh(self) -> None:
+        self.model.reload(self.model.filter)
+
+    def apply_filter(self, text: str | None) -> None:
+        self._settings.setValue("clients/filter", text or "")
+        self.view.status.setText("Loading…")
+        self.model.reload(text)
+
+    def focus_filter(self) -> None:
+        self.view.filter.text.setFocus()
+        self.view.filter.text.selectAll()
+
+    def _loaded(self, count: int) -> None:
+        more = "" if not self.model.canFetchMore(QModelIndex()) else " (scroll for more)"
+        self.view.status.setText(f"{count:,} clients{more}")
+
+    def selected(self) -> ClientV2 | None:
+        rows = self.view.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        client: ClientV2 = self.model.data(rows[0], ClientRole)
+        return client
+
+    def _selection_changed(self) -> None:
+        chosen = self.selected() is not None
+        self.view.edit.setEnabled(chosen)
+        self.view.accounts.setEnabled(chosen)
+
+    def _show_accounts(self) -> None:
+        from app.ui.accounts import AccountsArea  # built on first use
+
+        client = self.selected()
+        if client is not None:
+            self._context.open(AccountsArea).show_client(client.id)
+
+    # -- dialogs
+
+    def open_create(self, kind: str) -> None:
+        self._tasks.spawn(self._open(kind, None))
+
+    def open_edit(self) -> None:
+        client = self.selected()
+        if client is not None:
+            kind = "company" if client.client_type == "COMPANY" else "person"
+            self._tasks.spawn(self._open(kind, client))
+
+    async def _open(self, kind: str, client: ClientV2 | None) -> None:
+        if kind == "company" and self._nace is None:
+            try:
+                self._nace = await self._context.banking.nace_codes()
+            except ApiError as exc:
+                self._presenter.show(exc, lambda: self._tasks.spawn(self._open(kind, client)))
+                return
+        original = None
+        if client is not None:
+            details = client.company if kind == "company" else client.person
+            assert details is not None
+            original = details.model_dump(mode="json", exclude_none=True)
+
+        dialog = ClientDialog(
+            kind,
+            self._context,
+            client_id=client.id if client is not None else None,
+            original=original,
+            nace_codes=self._nace or (),
+            parent=self.view,
+        )
+        dialog.accepted.connect(lambda: self._saved(dialog, client is None))
+        self.dialog = dialog
+        dialog.open()  # never exec(): the loop keeps running
+
+    def _saved(self, dialog: ClientDialog, created: bool) -> None:
+        saved = dialog.result_client
+        if saved is None:
+            return
+        if created:
+            self.view.status.setText(f"Created client {saved.id}")
+            self.model.reload(self.model.filter)
+        else:
+            self.model.replace(saved)
+            self.view.status.setText(f"Saved client {saved.id}")
+        if dialog.notice:
+            # what happened to an earlier Save whose outcome was unknown
+            box = QMessageBox(
+                QMessageBox.Icon.Information, "Client saved", dialog.notice, parent=self.view
+            )
+            box.setTextFormat(Qt.TextFormat.PlainText)
+            self.notice = box
+            box.open()

@@ -1,0 +1,58 @@
+"""The Clients area's widgets; the controller decides what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.limits import CLIENT_FILTER_FIELDS
+from app.ui.common.filter_builder import FilterBuilder
+
+
+class ClientsView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.filter = FilterBuilder(CLIENT_FILTER_FIELDS)
+        self.new_person = QPushButton("New person…")
+        self.new_person.setObjectName("newPerson")
+        self.new_person.setToolTip("Ctrl+N")
+        self.new_company = QPushButton("New company…")
+        self.new_company.setObjectName("newCompany")
+        self.edit = QPushButton("Edit…")
+        self.edit.setObjectName("editClient")
+        self.edit.setEnabled(False)
+        self.accounts = QPushButton("Accounts…")
+        self.accounts.setObjectName("clientAccounts")
+        self.accounts.setEnabled(False)
+        self.status = QLabel("")
+        self.status.setObjectName("clientsStatus")
+        self.table = QTableView()
+        self.table.setObjectName("clientsTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_person)
+        buttons.addWidget(self.new_company)
+        buttons.addWidget(self.edit)
+        buttons.addWidget(self.accounts)
+        buttons.addStretch(1)
+        buttons.addWidget(self.status)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h2>Clients</h2>"))
+        layout.addWidget(self.filter)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table, 1)

@@ -1,0 +1,1 @@
+"""Connections: profiles and the sign-in dialog."""

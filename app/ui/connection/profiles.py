@@ -1,0 +1,96 @@
+"""Connection profiles: the embedded sandbox (the default) and any number of named servers
+(base URL, partner code, user, optional CA bundle), kept in the settings. Passwords never are:
+they live in the OS keyring (app.api.credentials)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from app.api.errors import InvalidInput
+from app.core import limits
+
+SANDBOX = "Embedded sandbox"
+NEW_SERVER = "New server…"
+SANDBOX_USER = "demo"
+SANDBOX_PASSWORD = "demo"  # noqa: S105 - the sandbox's published demo password
+SANDBOX_PARTNER_CODE = "partner-desk"
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    name: str
+    base_url: str  # the API's root, without /v1
+    partner_code: str
+    user: str
+    ca_bundle: str = ""  # a PEM file to trust besides the system's; verification stays on
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.name == SANDBOX
+
+    def check(self) -> None:
+        """Refuse a profile that cannot work, naming the field."""
+        if not self.name.strip():
+            raise InvalidInput("name", "give the server a name")
+        if self.name in (SANDBOX, NEW_SERVER):
+            raise InvalidInput("name", f"{self.name!r} is reserved")
+        from app.api.transport import check_base_url  # httpx loads after the window shows
+
+        check_base_url(self.base_url)
+        problem = limits.PARTNER_CODE.length_problem(self.partner_code)
+        if problem:
+            raise InvalidInput("partner code", problem)
+        if not self.user.strip():
+            raise InvalidInput("user", "enter the user name")
+        if self.ca_bundle and not Path(self.ca_bundle).is_file():
+            raise InvalidInput("CA bundle", f"{self.ca_bundle} is not a file")
+
+
+SANDBOX_PROFILE = ServerProfile(SANDBOX, "", SANDBOX_PARTNER_CODE, SANDBOX_USER)
+
+
+class ProfileStore:
+    def __init__(self, settings: QSettings) -> None:
+        self._settings = settings
+
+    def names(self) -> list[str]:
+        self._settings.beginGroup("profiles")
+        names = sorted(self._settings.childGroups())
+        self._settings.endGroup()
+        return [SANDBOX, *names]
+
+    def get(self, name: str) -> ServerProfile | None:
+        if name == SANDBOX:
+            return SANDBOX_PROFILE
+        if name not in self.names():
+            return None
+        key = f"profiles/{name}"
+        return ServerProfile(
+            name=name,
+            base_url=str(self._settings.value(f"{key}/base_url", "")),
+            partner_code=str(self._settings.value(f"{key}/partner_code", "")),
+            user=str(self._settings.value(f"{key}/user", "")),
+            ca_bundle=str(self._settings.value(f"{key}/ca_bundle", "")),
+        )
+
+    def save(self, profile: ServerProfile) -> None:
+        key = f"profiles/{profile.name}"
+        for field in ("base_url", "partner_code", "user", "ca_bundle"):
+            self._settings.setValue(f"{key}/{field}", getattr(profile, field))
+
+    def delete(self, name: str) -> None:
+        self._settings.remove(f"profiles/{name}")
+        if self._settings.value("connection/last") == name:
+            self._settings.setValue("connection/last", SANDBOX)
+
+    @property
+    def last(self) -> str:
+        name = str(self._settings.value("connection/last", SANDBOX))
+        return name if name in self.names() else SANDBOX
+
+    @last.setter
+    def last(self, name: str) -> None:
+        self._settings.setValue("connection/last", name)

@@ -1,0 +1,106 @@
+"""Starting the GUI on the qasync loop."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.ui.shell.errors import ErrorPresenter
+from app.ui.shell.event_loop import adopt_async_generators
+from app.ui.shell.main_window import Backend, MainWindow
+
+log = logging.getLogger("partner_desk.ui")
+SHOWN_ENV = "PARTNER_DESK_EXIT_WHEN_SHOWN"
+qt_log = logging.getLogger("partner_desk.qt")
+
+
+def _route_qt_messages() -> None:
+    levels = {
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+        QtMsgType.QtCriticalMsg: logging.ERROR,
+        QtMsgType.QtFatalMsg: logging.CRITICAL,
+    }
+
+    def handler(kind: QtMsgType, context: object, message: str) -> None:
+        qt_log.log(levels.get(kind, logging.WARNING), message)
+
+    qInstallMessageHandler(handler)
+
+
+def install_excepthook(app: QApplication, presenter: ErrorPresenter) -> None:
+    """An unexpected exception is logged and shown through the one presenter, never lost."""
+
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        log.error("unexpected error", exc_info=(kind, error, tb))
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            app.quit()
+            return
+        presenter.show(error)
+
+    sys.excepthook = hook
+
+
+class FirstPaintReporter(QObject):
+    """Prints the time of the window's first paint (for the startup benchmark)."""
+
+    def __init__(self, window: QWidget, then: Callable[[], object]) -> None:
+        super().__init__(window)
+        self._then = then
+        self._done = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
+        if not self._done and event.type() == QEvent.Type.Paint:
+            self._done = True
+            print(f"shown {time.time():.6f}", flush=True)
+            QTimer.singleShot(0, self._then)
+        return False
+
+
+def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # our transport logs each exchange once, with its x-request-id; httpx would repeat it
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    _route_qt_messages()
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Partner Desk")
+    app.setOrganizationName("PartnerDesk")
+    window = MainWindow(Backend(name, start_backend))
+    install_excepthook(app, window.presenter)
+    if os.environ.get(SHOWN_ENV):
+        # for the startup benchmark: say when the window is first painted, then close it
+        reporter = FirstPaintReporter(window, then=window.close)
+        window.installEventFilter(reporter)
+    window.show()
+    # paint the window before the async machinery is even imported: a faster start
+    app.processEvents()
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    adopt_async_generators(loop)
+    # quit through the loop, not past it: the connection is closed before the app ends
+    closed = asyncio.Event()
+    app.setQuitOnLastWindowClosed(False)
+    app.lastWindowClosed.connect(closed.set)
+
+    async def main() -> None:
+        starting = asyncio.ensure_future(window.connect_backend())
+        await closed.wait()
+        starting.cancel()
+        await window.aclose()
+
+    with loop:
+        loop.run_until_complete(main())
+    return 0

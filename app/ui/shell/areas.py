@@ -1,0 +1,86 @@
+"""The table of areas the shell is built from, and the narrow interface an area gets.
+
+Adding an area is one entry in ``AREAS`` plus its package, whose ``build(context)`` makes it;
+the package is imported the first time the area is shown or used (a faster start). An area
+talks to the services through its context's session, shows failures through the one
+presenter, runs work on the task group, and reaches another area through ``open`` — never
+through the main window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QWidget
+
+from app.ui.shell.errors import ErrorPresenter, NotSignedIn
+from app.ui.shell.tasks import TaskGroup
+
+if TYPE_CHECKING:
+    from app.api.banking import BankingClient
+    from app.ui.shell.session import Session
+
+
+class Area(Protocol):
+    NAME: ClassVar[str]
+
+    @property
+    def view(self) -> QWidget:
+        """The area's page."""
+
+    def signed_in(self) -> Awaitable[None] | None:
+        """A session started: load what the area shows (the awaitable, if any, is the load)."""
+
+    def refresh(self) -> None:
+        """F5: reload what the area shows."""
+
+
+A = TypeVar("A", bound=Area)
+
+
+@dataclass(frozen=True)
+class AreaSpec:
+    name: str
+    shortcut: str
+    package: str  # its build(context) makes the area
+
+
+AREAS: tuple[AreaSpec, ...] = (
+    AreaSpec("Clients", "Ctrl+1", "app.ui.clients"),
+    AreaSpec("Accounts", "Ctrl+2", "app.ui.accounts"),
+    AreaSpec("Statements", "Ctrl+3", "app.ui.statements"),
+    AreaSpec("IBAN lookup", "Ctrl+4", "app.ui.iban"),
+)
+
+
+class AreaContext:
+    """What an area may use: the session's services, the presenter, the task group, the
+    settings, and the other areas."""
+
+    def __init__(
+        self,
+        presenter: ErrorPresenter,
+        tasks: TaskGroup,
+        settings: QSettings,
+        open_area: Callable[[str], Area],
+    ) -> None:
+        self.presenter = presenter
+        self.tasks = tasks
+        self.settings = settings
+        self._open_area = open_area
+        self.session: Session | None = None
+
+    @property
+    def banking(self) -> BankingClient:
+        if self.session is None:
+            raise NotSignedIn("Not signed in: choose Connection → Sign in… first")
+        return self.session.banking
+
+    def open(self, kind: type[A]) -> A:
+        """Show another area and return it, to hand it what to show."""
+        area = self._open_area(kind.NAME)
+        assert isinstance(area, kind)
+        return area

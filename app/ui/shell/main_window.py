@@ -1,0 +1,331 @@
+"""The main window: the shell the areas live in — navigation built from the table of areas,
+the status bar (connection, user, health, last x-request-id), the request log dock, menus —
+and the sign-in that starts a session. It holds no service calls of the areas."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMainWindow,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.credentials import Credentials
+from app.api.errors import ApiConnectionError, ApiError
+from app.ui.connection.profiles import SANDBOX, SANDBOX_PASSWORD, SANDBOX_PROFILE, ProfileStore
+from app.ui.shell.areas import AREAS, Area, AreaContext, AreaSpec
+from app.ui.shell.errors import ErrorPresenter
+from app.ui.shell.request_log import RequestLogDock
+from app.ui.shell.tasks import TaskGroup
+
+if TYPE_CHECKING:
+    from app.api.transport import Exchange
+    from app.ui.connection.profiles import ServerProfile
+    from app.ui.connection.sign_in import SignInDialog
+    from app.ui.shell.session import Session
+
+A = TypeVar("A", bound=Area)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to reach the embedded service: a name for the status bar and how to get its URL."""
+
+    name: str
+    start: Callable[[], str]  # blocking; run off the GUI thread
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        settings: QSettings | None = None,
+        areas: tuple[AreaSpec, ...] = AREAS,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Partner Desk")
+        self.setObjectName("mainWindow")
+        self.backend = backend
+        self.tasks = TaskGroup()
+        self.presenter = ErrorPresenter(self)
+        self._settings = settings or QSettings("PartnerDesk", "PartnerDesk")
+        self.profiles = ProfileStore(self._settings)
+        self.credentials = Credentials()
+        self.sign_in_dialog: SignInDialog | None = None
+        self._sandbox_url: str | None = None
+        self.presenter.on_unauthorized = self._unauthorized
+        self.context = AreaContext(self.presenter, self.tasks, self._settings, self._open_area)
+
+        self.connection_label = QLabel(f"{backend.name}: starting…")
+        self.connection_label.setObjectName("connectionLabel")
+        self.health_label = QLabel("Health: unknown")
+        self.health_label.setObjectName("healthLabel")
+        self.signed_in_label = QLabel("Not signed in")
+        self.signed_in_label.setObjectName("signedInLabel")
+        self.request_id_label = QLabel("x-request-id: —")
+        self.request_id_label.setObjectName("requestIdLabel")
+        self.request_id_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for widget in (self.connection_label, self.signed_in_label, self.health_label):
+            widget.setContentsMargins(6, 0, 12, 0)
+            self.statusBar().addWidget(widget)
+        self.statusBar().addPermanentWidget(self.request_id_label)
+
+        # navigation between the areas; each area is one page of the stack, built the first
+        # time it is shown or used (a faster start)
+        self.navigation = QListWidget()
+        self.navigation.setObjectName("navigation")
+        self.navigation.setFixedWidth(170)
+        self.pages = QStackedWidget()
+        self._specs = {spec.name: spec for spec in areas}
+        self._containers: dict[str, QWidget] = {}
+        self._areas: dict[str, Area] = {}
+        for spec in areas:
+            self._add_page(spec)
+        self.navigation.currentRowChanged.connect(self._area_chosen)
+        self.navigation.setCurrentRow(0)
+
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.addWidget(self.navigation)
+        layout.addWidget(self.pages, 1)
+        self.setCentralWidget(central)
+
+        self.request_log = RequestLogDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.request_log)
+        self._menus()
+
+        geometry = self._settings.value("main/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 760)
+        state = self._settings.value("main/state")
+        if state is not None:
+            self.restoreState(state)
+        else:
+            # the work area gets the room; the log is there to glance at
+            self.resizeDocks([self.request_log], [140], Qt.Orientation.Vertical)
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        quit_action = QAction("Quit", self)
+        quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
+        quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        self.addAction(quit_action)
+        self.quit_action = quit_action
+
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.request_log.toggleViewAction())
+        refresh = QAction("Refresh", self)
+        refresh.setShortcut(QKeySequence(Qt.Key.Key_F5))
+        refresh.triggered.connect(self.refresh_current)
+        view_menu.addAction(refresh)
+        self.addAction(refresh)
+        health = QAction("Check health", self)
+        health.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
+        view_menu.addAction(health)
+
+        connection_menu = self.menuBar().addMenu("&Connection")
+        sign_in = QAction("Sign in…", self)
+        sign_in.triggered.connect(lambda: self.open_sign_in())
+        connection_menu.addAction(sign_in)
+
+    # -- areas
+
+    def _add_page(self, spec: AreaSpec) -> None:
+        container = QWidget()
+        layout = QVBoxLayout(container)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._containers[spec.name] = container
+        self.navigation.addItem(f"{spec.name}")
+        item = self.navigation.item(self.navigation.count() - 1)
+        item.setToolTip(spec.shortcut)
+        self.pages.addWidget(container)
+        shortcut = QShortcut(QKeySequence(spec.shortcut), self)
+        shortcut.activated.connect(lambda name=spec.name: self.show_area(name))
+
+    def _build(self, name: str) -> Area:
+        """The area, built (its package imported) the first time it is needed."""
+        area = self._areas.get(name)
+        if area is None:
+            package = importlib.import_module(self._specs[name].package)
+            area = package.build(self.context)
+            assert area is not None
+            self._areas[name] = area
+            layout = self._containers[name].layout()
+            assert layout is not None
+            layout.addWidget(area.view)
+            area.view.setEnabled(self.context.session is not None)  # usable once signed in
+            if self.context.session is not None:
+                self.tasks.spawn_awaitable(area.signed_in())
+        return area
+
+    def area(self, kind: type[A]) -> A:
+        """The area of that kind, built if it was not yet (it is not shown)."""
+        built = self._build(kind.NAME)
+        assert isinstance(built, kind)
+        return built
+
+    def _open_area(self, name: str) -> Area:
+        self.show_area(name)
+        return self._build(name)
+
+    def _area_chosen(self, row: int) -> None:
+        item = self.navigation.item(row)
+        if item is not None:
+            self._build(item.text())
+        self.pages.setCurrentIndex(row)
+
+    def current_area(self) -> str:
+        item = self.navigation.currentItem()
+        return item.text() if item is not None else ""
+
+    def show_area(self, name: str) -> None:
+        matches = self.navigation.findItems(name, Qt.MatchFlag.MatchExactly)
+        if matches:
+            self.navigation.setCurrentItem(matches[0])
+
+    def refresh_current(self) -> None:
+        """F5: reload what the current area shows, and the service's health."""
+        if self.context.session is None:
+            return
+        self._build(self.current_area()).refresh()
+        self.tasks.spawn(self.check_health())
+
+    # -- sessions
+
+    async def connect_backend(self) -> None:
+        """Sign in with the last profile: the embedded sandbox at once, a server through the
+        sign-in dialog (its password from the keyring)."""
+        if self.profiles.last != SANDBOX:
+            self.open_sign_in()
+            return
+        try:
+            await self.use_profile(SANDBOX_PROFILE, SANDBOX_PASSWORD)
+        except ApiError as exc:
+            self.signed_in_label.setText("Not signed in")
+            self.presenter.show(exc, lambda: self.tasks.spawn(self.connect_backend()))
+
+    async def _url_of(self, profile: ServerProfile) -> str:
+        if not profile.is_sandbox:
+            return profile.base_url
+        if self._sandbox_url is None:
+            import asyncio  # here, not at the top: the window shows before asyncio loads
+
+            self.statusBar().showMessage(f"Starting {self.backend.name}…")
+            try:
+                # off the GUI thread: the sandbox builds its demo data
+                self._sandbox_url = await asyncio.get_running_loop().run_in_executor(
+                    None, self.backend.start
+                )
+            except Exception as exc:  # a failed start is shown, never lost
+                self.connection_label.setText(f"{self.backend.name}: failed to start")
+                self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
+                raise ApiConnectionError(f"{self.backend.name} failed to start: {exc}") from exc
+        return self._sandbox_url
+
+    async def use_profile(self, profile: ServerProfile, password: str) -> None:
+        """Start a session with this profile; raises ApiError (then the current session stays
+        as it was)."""
+        from app.ui.shell.session import open_session
+
+        url = await self._url_of(profile)
+        session = await open_session(profile, password, url, self._on_exchange)
+        await self._start(session)
+
+    async def _start(self, session: Session) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        previous, self.context.session = self.context.session, session
+        if previous is not None:
+            await previous.aclose()
+        self.connection_label.setText(f"{session.profile.name} ({session.base_url})")
+        self.signed_in_label.setText(f"Signed in as {session.profile.user}")
+        loads = []
+        for area in self._areas.values():
+            area.view.setEnabled(True)
+            load = area.signed_in()
+            if load is not None:
+                loads.append(load)
+        await self.check_health()
+        await asyncio.gather(*loads)
+        self.statusBar().showMessage("Ready", 5000)
+
+    @property
+    def session(self) -> Session | None:
+        return self.context.session
+
+    def open_sign_in(
+        self, reason: str = "", after_sign_in: Callable[[], object] | None = None
+    ) -> None:
+        """The sign-in dialog; after a successful sign-in the interrupted action runs again."""
+        from app.ui.connection.sign_in import SignInDialog
+
+        if self.sign_in_dialog is not None and self.sign_in_dialog.isVisible():
+            return
+        session = self.context.session
+        dialog = SignInDialog(
+            self.profiles,
+            self.credentials,
+            self.use_profile,
+            self.tasks,
+            current=session.profile.name if session else None,
+            reason=reason,
+            parent=self,
+        )
+        if after_sign_in is not None:
+            dialog.accepted.connect(after_sign_in)
+        self.sign_in_dialog = dialog
+        dialog.open()  # never exec(): the loop keeps running
+
+    def _unauthorized(self, after_sign_in: Callable[[], object] | None) -> None:
+        self.signed_in_label.setText("Sign-in refused")
+        self.open_sign_in(
+            "The service refused the credentials (401): sign in again.", after_sign_in
+        )
+
+    async def check_health(self) -> None:
+        session = self.context.session
+        if session is None:
+            return
+        self.health_label.setText("Health: checking…")
+        try:
+            result = await session.banking.healthcheck()
+        except ApiError as exc:
+            self.health_label.setText(f"Health: unavailable ({exc})")
+            self.health_label.setStyleSheet("color: #b3261e;")
+            return
+        self.health_label.setText(f"Health: {result.result}")
+        self.health_label.setStyleSheet("color: #1b7f3b;")
+
+    def _on_exchange(self, exchange: Exchange) -> None:
+        self.request_id_label.setText(f"x-request-id: {exchange.request_id}")
+        self.request_log.model.append(exchange)
+
+    # -- shutdown
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        self._settings.setValue("main/geometry", self.saveGeometry())
+        self._settings.setValue("main/state", self.saveState())
+        self.tasks.cancel_all()
+        super().closeEvent(event)
+
+    async def aclose(self) -> None:
+        """Stop what still runs, then close the connection."""
+        await self.tasks.aclose()
+        if self.context.session is not None:
+            await self.context.session.aclose()

@@ -1,0 +1,113 @@
+"""The request log dock: every exchange with the service, as support reads it.
+
+Time, method, path, status, x-request-id and latency. Never headers, bodies or credentials:
+the transport does not hand them out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QWidget
+
+from app.ui.common.table_model import Index, ReadOnlyTableModel
+
+if TYPE_CHECKING:
+    from app.api.transport import Exchange
+
+COLUMNS = ("Time", "Method", "Path", "Status", "x-request-id", "Latency (ms)")
+TIME, METHOD, PATH, STATUS, REQUEST_ID, LATENCY = range(len(COLUMNS))
+ExchangeRole = Qt.ItemDataRole.UserRole + 1
+
+
+class RequestLogModel(ReadOnlyTableModel):
+    columns = COLUMNS
+
+    """The newest exchange last; the oldest are dropped past ``capacity``."""
+
+    def __init__(self, capacity: int = 5000, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.capacity = capacity
+        self._rows: list[tuple[Exchange, tuple[str, ...]]] = []
+
+    def append(self, exchange: Exchange) -> None:
+        if len(self._rows) >= self.capacity:
+            self.beginRemoveRows(QModelIndex(), 0, 0)
+            del self._rows[0]
+            self.endRemoveRows()
+        status = str(exchange.status) if exchange.status is not None else (exchange.error or "—")
+        # formatted once, when the row arrives; data() only looks it up
+        cells = (
+            exchange.started.astimezone().strftime("%H:%M:%S.%f")[:-3],
+            exchange.method,
+            exchange.path,
+            status if exchange.attempt == 1 else f"{status} (try {exchange.attempt})",
+            exchange.request_id,
+            f"{exchange.latency_ms:.1f}",
+        )
+        row = len(self._rows)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._rows.append((exchange, cells))
+        self.endInsertRows()
+
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        exchange, cells = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cells[index.column()]
+        if role == ExchangeRole:
+            return exchange
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (STATUS, LATENCY):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == STATUS:
+            failed = exchange.status is None or exchange.status >= 400
+            return Qt.GlobalColor.darkRed if failed else None
+        return None
+
+
+class RequestLogDock(QDockWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Request log", parent)
+        self.setObjectName("requestLogDock")
+        self.model = RequestLogModel(parent=self)
+        self.view = QTableView()
+        self.view.setObjectName("requestLogView")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        header = self.view.horizontalHeader()
+        for column, width in (
+            (TIME, 100),
+            (METHOD, 60),
+            (PATH, 360),
+            (STATUS, 90),
+            (REQUEST_ID, 270),
+            (LATENCY, 90),
+        ):
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(PATH, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.setWidget(self.view)
+        self.model.rowsInserted.connect(self._follow)
+        copy = QShortcut(QKeySequence.StandardKey.Copy, self.view)
+        copy.activated.connect(self.copy_selected_request_id)
+
+    def _follow(self) -> None:
+        # stay at the newest row unless the user scrolled up to read
+        bar = self.view.verticalScrollBar()
+        if bar.value() >= bar.maximum() - 2:
+            self.view.scrollToBottom()
+
+    def copy_selected_request_id(self) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if rows:
+            exchange = self.model.data(rows[0], ExchangeRole)
+            QGuiApplication.clipboard().setText(exchange.request_id)

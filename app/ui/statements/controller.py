@@ -1,0 +1,260 @@
+"""The Statements area: load with progress and Cancel, search, sort, export, chart."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from PySide6.QtCore import QDate
+from PySide6.QtWidgets import QFileDialog
+
+from app.api.errors import ApiError, InvalidInput
+from app.core.csv_export import neutralise_row
+from app.ui.common.formatting import chosen_currency
+from app.ui.shell.areas import AreaContext
+from app.ui.statements.model import COLUMNS, daily_balances
+from app.ui.statements.view import StatementView
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from app.api.banking import StatementRecord
+
+EXPORT_CHUNK = 5000
+
+
+class StatementsArea:
+    NAME: ClassVar[str] = "Statements"
+
+    def __init__(self, context: AreaContext) -> None:
+        self.view = view = StatementView()
+        self._context = context
+        self._presenter = context.presenter
+        self._tasks = context.tasks
+        self._settings = settings = context.settings
+        self.loading: asyncio.Task[None] | None = None
+        self.exporting: asyncio.Task[None] | None = None
+        self.last_load_seconds: float | None = None
+        view.load_button.clicked.connect(self.load)
+        view.cancel_button.clicked.connect(self.cancel)
+        view.client_id.editingFinished.connect(self.find_accounts)
+        view.search.textChanged.connect(self._search)
+        view.export_button.clicked.connect(self.choose_export_file)
+        view.client_id.setText(str(settings.value("statement/client_id", "")))
+        header = view.table.horizontalHeader()
+        state = settings.value("statement/columns")
+        if state is not None:
+            header.restoreState(state)
+        header.sectionResized.connect(self._remember_columns)
+
+    def signed_in(self) -> None:
+        """Nothing loads by itself: a statement is loaded when asked for."""
+
+    def refresh(self) -> None:
+        self.load()
+
+    def show_account(self, client_id: str, account_id: str) -> None:
+        """Come from the Accounts area: that client and account, ready to Load."""
+        self.view.client_id.setText(client_id)
+        self.view.account.setEditText(account_id)
+        self.find_accounts()
+
+    # -- accounts of the client
+
+    def find_accounts(self) -> None:
+        client_id = self.view.client_id.text().strip()
+        if client_id:
+            self._settings.setValue("statement/client_id", client_id)
+            self._tasks.spawn(self._fill_accounts(client_id))
+
+    async def _fill_accounts(self, client_id: str) -> None:
+        try:
+            accounts = await self._context.banking.list_accounts(client_id)
+        except ApiError as exc:
+            self._presenter.show(exc, self.find_accounts)
+            return
+        combo = self.view.account
+        typed = combo.currentText()
+        combo.clear()
+        for account in accounts:
+            combo.addItem(f"{account.iban} ({account.status})", account.id)
+        if not accounts:
+            self.view.status.setText(f"Client {client_id} has no accounts.")
+        elif typed:
+            combo.setEditText(typed)
+
+    def _account_id(self) -> str:
+        combo = self.view.account
+        index = combo.currentIndex()
+        if index >= 0 and combo.currentText() == combo.itemText(index):
+            return str(combo.itemData(index))
+        return "".join(combo.currentText().split()).upper()
+
+    # -- loading
+
+    def load(self) -> None:
+        view = self.view
+        client_id = view.client_id.text().strip()
+        account_id = self._account_id()
+        date_from = _day(view.date_from.date())
+        date_to = _day(view.date_to.date())
+        problem = None
+        currency = None
+        if not client_id:
+            problem = InvalidInput("client", "enter the client ID")
+        elif not account_id:
+            problem = InvalidInput("account", "choose or enter the account")
+        elif date_from > date_to:
+            problem = InvalidInput("period", f"From ({date_from}) is after To ({date_to})")
+        else:
+            try:
+                currency = chosen_currency(view.currency.currentText())
+            except InvalidInput as exc:
+                problem = exc
+        if problem is not None:
+            self._presenter.show(problem)
+            return
+        self.cancel()
+        # show the load at once, before the task gets its first turn
+        view.model.clear()
+        view.chart.set_series([], "")
+        self._busy(True)
+        view.status.setText("Loading…")
+        self.loading = self._tasks.spawn(
+            self._load(client_id, account_id, date_from, date_to, currency)
+        )
+
+    async def _load(
+        self,
+        client_id: str,
+        account_id: str,
+        date_from: dt.date,
+        date_to: dt.date,
+        currency: str | None,
+    ) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        view = self.view
+        model = view.model
+        started = time.perf_counter()
+        batches = self._context.banking.iter_statement(
+            client_id, account_id, date_from, date_to, currency=currency
+        )
+        try:
+            # aclosing: a cancel between batches still closes the download, in this task
+            async with contextlib.aclosing(batches):
+                async for batch in batches:
+                    model.append_batch(batch)
+                    view.status.setText(f"Loading… {model.loaded:,} records")
+                    await asyncio.sleep(0)  # let the view paint between batches
+        except asyncio.CancelledError:
+            view.status.setText(f"Cancelled after {model.loaded:,} records.")
+            raise
+        except ApiError as exc:
+            view.status.setText(f"Loading failed after {model.loaded:,} records.")
+            self._presenter.show(exc, self.load)
+            return
+        finally:
+            self._busy(False)
+        self.last_load_seconds = time.perf_counter() - started
+        view.status.setText(
+            f"{model.loaded:,} records, {date_from} to {date_to} "
+            f"(loaded in {self.last_load_seconds:.1f} s)"
+        )
+        self._chart(currency)
+
+    def cancel(self) -> None:
+        for task in (self.loading, self.exporting):
+            if task is not None and not task.done():
+                task.cancel()
+
+    def _busy(self, busy: bool) -> None:
+        view = self.view
+        view.progress.setVisible(busy)
+        view.cancel_button.setEnabled(busy)
+        view.load_button.setEnabled(not busy)
+        view.export_button.setEnabled(not busy and view.model.loaded > 0)
+
+    def _chart(self, currency: str | None) -> None:
+        records = self.view.model.records()
+        if not records:
+            return
+        chosen = currency or _main_currency(records)
+        self.view.chart.set_series(daily_balances(records, chosen), chosen)
+
+    # -- search
+
+    def _search(self, text: str) -> None:
+        self.view.model.set_search(text)
+        model = self.view.model
+        if model.loaded:
+            self.view.status.setText(f"{model.rowCount():,} of {model.loaded:,} records shown")
+
+    # -- export
+
+    def choose_export_file(self) -> QFileDialog:
+        dialog = QFileDialog(self.view, "Export statement as CSV")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("CSV files (*.csv)")
+        dialog.setDefaultSuffix("csv")
+        dialog.selectFile("statement.csv")
+        dialog.fileSelected.connect(lambda path: self.export_to(Path(path)))
+        dialog.open()  # never exec(): the loop keeps running
+        return dialog
+
+    def export_to(self, path: Path) -> asyncio.Task[None]:
+        self.exporting = self._tasks.spawn(self._export(path))
+        return self.exporting
+
+    async def _export(self, path: Path) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        view = self.view
+        rows = list(view.model.visible_rows())
+        self._busy(True)
+        written = 0
+        try:
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(COLUMNS)
+                for start in range(0, len(rows), EXPORT_CHUNK):
+                    writer.writerows(
+                        neutralise_row(row) for row in rows[start : start + EXPORT_CHUNK]
+                    )
+                    written = min(start + EXPORT_CHUNK, len(rows))
+                    view.status.setText(f"Exporting… {written:,} of {len(rows):,} rows")
+                    await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            _discard(path)  # never leave half a file that looks complete
+            view.status.setText("Export cancelled.")
+            raise
+        except OSError as exc:
+            view.status.setText("Export failed.")
+            self._presenter.show(InvalidInput("file", f"cannot write {path}: {exc.strerror}"))
+            return
+        finally:
+            self._busy(False)
+        view.status.setText(f"Exported {written:,} rows to {path}")
+
+    def _remember_columns(self) -> None:
+        header = self.view.table.horizontalHeader()
+        self._settings.setValue("statement/columns", header.saveState())
+
+
+def _day(day: QDate) -> dt.date:
+    return dt.date(day.year(), day.month(), day.day())
+
+
+def _discard(path: Path) -> None:
+    path.unlink(missing_ok=True)
+
+
+def _main_currency(records: list[StatementRecord]) -> str:
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record["currency"]] = counts.get(record["currency"], 0) + 1
+    return max(counts, key=lambda code: counts[code])

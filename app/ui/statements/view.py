@@ -1,0 +1,153 @@
+"""Widgets of the statement page; the controller decides what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDateEdit,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.common.balance_chart import BalanceChart
+from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.statements.model import (
+    ACCOUNT,
+    AMOUNT,
+    BALANCE,
+    COUNTERPARTY,
+    CURRENCY,
+    DATE,
+    DESCRIPTION,
+    REFERENCE,
+    TYPE,
+    StatementModel,
+)
+
+COLUMN_WIDTHS = {
+    DATE: 95,
+    TYPE: 80,
+    AMOUNT: 110,
+    CURRENCY: 70,
+    DESCRIPTION: 220,
+    COUNTERPARTY: 200,
+    ACCOUNT: 200,
+    REFERENCE: 110,
+    BALANCE: 130,
+}
+
+
+class StatementView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.client_id = QLineEdit()
+        self.client_id.setObjectName("statementClientId")
+        self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
+        self.client_id.setMaxLength(64)
+        self.client_id.setMinimumWidth(170)
+        self.account = QComboBox()
+        self.account.setObjectName("statementAccount")
+        self.account.setEditable(True)
+        self.account.setMinimumWidth(200)
+        account_edit = self.account.lineEdit()
+        assert account_edit is not None  # an editable combo has one
+        account_edit.setPlaceholderText("Account (IBAN)")
+        self.date_from = QDateEdit()
+        self.date_to = QDateEdit()
+        today = QDate.currentDate()
+        for edit, day in ((self.date_from, today.addDays(-30)), (self.date_to, today)):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setDate(day)
+        self.currency = QComboBox()
+        self.currency.setObjectName("statementCurrency")
+        self.currency.setEditable(True)
+        self.currency.addItems(CURRENCY_CHOICES)
+        self.load_button = QPushButton("Load")
+        self.load_button.setObjectName("statementLoad")
+        self.load_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("statementCancel")
+        self.cancel_button.setEnabled(False)
+
+        who = QHBoxLayout()
+        who.addWidget(QLabel("Client:"))
+        who.addWidget(self.client_id)
+        who.addWidget(QLabel("Account:"))
+        who.addWidget(self.account, 1)
+        period = QHBoxLayout()
+        period.addWidget(QLabel("From:"))
+        period.addWidget(self.date_from)
+        period.addWidget(QLabel("To:"))
+        period.addWidget(self.date_to)
+        period.addWidget(self.currency)
+        period.addStretch(1)
+        period.addWidget(self.load_button)
+        period.addWidget(self.cancel_button)
+
+        self.progress = QProgressBar()
+        self.progress.setObjectName("statementProgress")
+        self.progress.setRange(0, 0)  # busy: the number of records is not known in advance
+        self.progress.setMaximumWidth(160)
+        self.progress.setVisible(False)
+        self.status = QLabel("Choose a client, an account and a period, then Load.")
+        self.status.setObjectName("statementStatus")
+        self.search = QLineEdit()
+        self.search.setObjectName("statementSearch")
+        self.search.setPlaceholderText("Search the loaded rows")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMaximumWidth(280)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setObjectName("statementExport")
+        self.export_button.setEnabled(False)
+
+        tools = QHBoxLayout()
+        tools.addWidget(self.progress)
+        tools.addWidget(self.status, 1)
+        tools.addWidget(self.search)
+        tools.addWidget(self.export_button)
+
+        self.model = StatementModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("statementTable")
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        vertical = self.table.verticalHeader()
+        vertical.setVisible(False)
+        # fixed heights: never measure 100,000 rows
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vertical.setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for column, width in COLUMN_WIDTHS.items():
+            header.resizeSection(column, width)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+
+        self.chart = BalanceChart()
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.chart)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h2>Statement</h2>"))
+        layout.addLayout(who)
+        layout.addLayout(period)
+        layout.addLayout(tools)
+        layout.addWidget(splitter, 1)

@@ -1,0 +1,158 @@
+"""The Accounts area against the sandbox: open, list, details, enable/disable/close with a
+confirmation, balances at a date and in a currency."""
+
+import re
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMessageBox
+
+from app.api import banking as m
+from app.ui.accounts import AccountsArea
+from app.ui.clients import ClientsArea
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.statements import StatementsArea
+from tests.conftest import make_client, person_body
+from tests.ui.conftest import run_on, until
+
+
+def new_client(qloop, sandbox_url) -> str:
+    async def create():
+        client = make_client(sandbox_url)
+        person = await client.create_client(m.build(m.ClientCreate, {"client": person_body()}))
+        await client.aclose()
+        return person.id
+
+    return run_on(qloop, create())
+
+
+def open_accounts(qtbot, qloop, sandbox, settings, client_id):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    window.show_area("Accounts")
+    view, accounts = window.area(AccountsArea).view, window.area(AccountsArea)
+    view.client_id.setText(client_id)
+
+    async def show():
+        view.show_button.click()
+        await until(lambda: view.status.text().startswith(f"Client {client_id}"))
+
+    run_on(qloop, show())
+    return window, view, accounts
+
+
+def cells(model, row):
+    return [model.data(model.index(row, c)) for c in range(model.columnCount())]
+
+
+def answer(qloop, accounts, button):
+    run_on(qloop, until(lambda: accounts.confirmation is not None))
+    box = accounts.confirmation
+    text = box.text()
+    box.button(button).click()
+    return text
+
+
+def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings, bank):
+    client_id = new_client(qloop, sandbox.url)
+    window, view, accounts = open_accounts(qtbot, qloop, sandbox, settings, client_id)
+    assert view.status.text() == f"Client {client_id}: 0 accounts"
+    assert not view.close_button.isEnabled()
+
+    async def open_one():
+        view.open_button.click()
+        await until(lambda: view.model.rowCount() == 1)
+
+    run_on(qloop, open_one())
+    iban, bic, kind, status, _opened = cells(view.model, 0)
+    assert (bic, kind, status) == ("AGBLLT2XXXX", "payment", "active")
+    assert re.fullmatch(r"LT\d{18}", iban)
+    assert view.status.text() == f"Opened account {iban}"
+    assert view.disable_button.isEnabled() and not view.enable_button.isEnabled()
+
+    # No keeps it as it is
+    view.disable_button.click()
+    text = answer(qloop, accounts, QMessageBox.StandardButton.No)
+    assert text == (
+        f"Disable account {iban}?\nIt will neither send nor receive transfers until enabled."
+    )
+    run_on(qloop, until(lambda: accounts.confirmation is None))
+    assert bank.accounts[iban].status == "active"
+
+    view.disable_button.click()
+    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
+    run_on(qloop, until(lambda: view.status.text() == f"Account {iban} is disabled"))
+    assert cells(view.model, 0)[3] == "disabled"
+    assert view.enable_button.isEnabled() and not view.disable_button.isEnabled()
+
+    # closing with money on it: the service's 400, shown as the contract says
+    view.close_button.click()
+    assert "Closing is final" in answer(qloop, accounts, QMessageBox.StandardButton.Yes)
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Operation not allowed"
+    assert re.fullmatch(
+        rf"Account {iban} still holds money .*\nError: [0-9a-f-]{{36}}", box.text(), re.S
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert bank.accounts[iban].status == "disabled"
+    run_on(qloop, window.aclose())
+
+
+def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, settings):
+    window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
+    assert view.model.rowCount() == 1
+    view.table.selectRow(0)
+
+    async def balance():
+        view.balance_button.click()
+        await until(lambda: view.balances.rowCount() > 0)
+
+    run_on(qloop, balance())
+    rows = [cells(view.balances, r) for r in range(view.balances.rowCount())]
+    assert [row[0] for row in rows] == ["CHF", "EUR", "GBP", "JPY", "USD"]
+    assert rows[3][1] == "1,000,000"  # JPY has no minor unit
+    view.balance_currency.setCurrentText("EUR")
+    view.at_date.setChecked(True)
+    view.balance_date.setDate(view.balance_date.date().addYears(-5))
+    view.balances.set_rows([])
+    run_on(qloop, balance())
+    assert [cells(view.balances, r) for r in range(view.balances.rowCount())] == [
+        ["EUR", "0.00", "0.00", view.balance_date.date().toString("yyyy-MM-dd")]
+    ]
+    view.balance_currency.setCurrentText("EUX")
+    view.balance_button.click()
+    box = window.presenter.open_boxes[-1]
+    assert (box.windowTitle(), box.text()) == (
+        "Invalid input",
+        "currency: 'EUX' is not an ISO 4217 currency code",
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    view.copy_button.click()
+    assert QGuiApplication.clipboard().text() == cells(view.model, 0)[0]
+    run_on(qloop, window.aclose())
+
+
+def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    window.show_area("Clients")
+    window.area(ClientsArea).view.table.selectRow(0)
+
+    async def go():
+        window.area(ClientsArea).view.accounts.click()
+        await until(lambda: window.area(AccountsArea).view.model.rowCount() == 1)
+
+    run_on(qloop, go())
+    assert window.current_area() == "Accounts"
+    assert window.area(AccountsArea).view.client_id.text() == "C0000001"
+    iban = cells(window.area(AccountsArea).view.model, 0)[0]
+    window.area(AccountsArea).view.statement_button.click()
+    assert window.current_area() == "Statements"
+    assert window.area(StatementsArea).view.client_id.text() == "C0000001"
+    run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 1))
+    assert window.area(StatementsArea).view.account.currentText() == iban
+    run_on(qloop, window.aclose())

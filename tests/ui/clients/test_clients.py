@@ -1,0 +1,363 @@
+"""The Clients area against the sandbox: paging, the filter builder, create and edit dialogs,
+the exact error boxes, and the 408 path."""
+
+import re
+import uuid
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QMessageBox
+
+from app.api import banking as m
+from app.ui.clients import ClientsArea
+from app.ui.clients import model as clients_model
+from app.ui.clients.dialog import ClientDialog
+from app.ui.clients.model import PAGE_SIZE, ClientRole, ClientsModel
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.shell.tasks import TaskGroup
+from tests.ui.conftest import run_on, until
+
+PERSON = {
+    ("first_name",): "Rūta",
+    ("middle_name",): "Marija",
+    ("last_name",): "Tester",
+    ("birth_date",): "1990-02-03",
+    ("nationality",): "lt",
+    ("email",): "ruta@example.lt",
+    ("contact_mobile_number",): "+37061112233",
+    ("address", "street"): "Pilies g. 1",
+    ("address", "city"): "Vilnius",
+    ("address", "postal_code"): "01123",
+    ("address", "country"): "LT",
+    ("tax_id", "number"): "49002030000",
+    ("tax_id", "country"): "LT",
+    ("ip",): "192.0.2.7",
+}
+
+
+def open_clients(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    window.show_area("Clients")
+    return window, window.area(ClientsArea).view, window.area(ClientsArea)
+
+
+def fill(dialog: ClientDialog, values: dict) -> None:
+    for path, text in values.items():
+        widget = dialog.inputs[path]
+        if hasattr(widget, "setText"):
+            widget.setText(text)
+        else:
+            widget.setEditText(text)
+
+
+def test_model_pages_without_a_view(qapp, qloop, monkeypatch):
+    calls = []
+
+    async def pages(offset, limit, filter_text):
+        calls.append((offset, limit, filter_text))
+        return [object()] * (limit if offset < 2 * limit else 3)
+
+    monkeypatch.setattr(clients_model, "client_cells", lambda client: ("x",) * 9)
+    model = ClientsModel(pages, TaskGroup())
+    assert not model.canFetchMore(QModelIndex())  # nothing before the first reload
+    model.reload('email[like]"%"')
+    run_on(qloop, until(lambda: model.rowCount() == PAGE_SIZE))
+    assert model.canFetchMore(QModelIndex())
+    model.fetchMore(QModelIndex())
+    model.fetchMore(QModelIndex())  # a second call while fetching asks nothing more
+    run_on(qloop, until(lambda: model.rowCount() == 2 * PAGE_SIZE))
+    model.fetchMore(QModelIndex())
+    run_on(qloop, until(lambda: model.rowCount() == 2 * PAGE_SIZE + 3))
+    assert not model.canFetchMore(QModelIndex())
+    assert calls == [
+        (0, PAGE_SIZE, 'email[like]"%"'),
+        (PAGE_SIZE, PAGE_SIZE, 'email[like]"%"'),
+        (2 * PAGE_SIZE, PAGE_SIZE, 'email[like]"%"'),
+    ]
+
+
+def test_table_pages_as_the_user_scrolls(qtbot, qloop, sandbox, settings):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    assert clients.model.rowCount() == PAGE_SIZE or not clients.model.canFetchMore(QModelIndex())
+    clients.model.page_size = 20  # the sandbox seeds 46 clients: three pages of 20
+
+    async def first_page():
+        clients.refresh()
+        await until(lambda: not clients.model.fetching)
+
+    run_on(qloop, first_page())
+    assert clients.model.rowCount() == 20
+    assert view.status.text() == "20 clients (scroll for more)"
+    assert clients.model.data(clients.model.index(0, 0)) == "C0000001"
+    kinds = {clients.model.data(clients.model.index(r, 1)) for r in range(20)}
+    assert kinds == {"Person", "Company"}
+
+    async def scroll_to_the_end():
+        view.table.scrollToBottom()
+        await until(lambda: clients.model.rowCount() == 40)
+        await until(lambda: not clients.model.fetching)
+
+    run_on(qloop, scroll_to_the_end())
+    assert clients.model.rowCount() == 40
+    ids = [clients.model.data(clients.model.index(r, 0)) for r in range(40)]
+    assert len(set(ids)) == 40
+    run_on(qloop, window.aclose())
+
+
+def test_filter_builder_writes_and_applies_the_filter(qtbot, qloop, sandbox, settings):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    builder = view.filter
+    builder.field.setCurrentText("email")
+    builder.operator.setCurrentIndex(builder.operator.findData("like"))
+    builder.value.setText("anna.000@%")
+    builder.add_button.click()
+    builder.field.setCurrentText("create_date")
+    builder.operator.setCurrentIndex(builder.operator.findData("range"))
+    builder.value.setText("2000-01-01..2100-12-31")
+    builder.add_button.click()
+    assert builder.text.text() == (
+        'email[like]"anna.000@%" and create_date[range]2000-01-01,2100-12-31'
+    )
+
+    async def apply():
+        builder.apply_button.click()
+        await until(lambda: not clients.model.fetching and clients.model.rowCount() == 1)
+
+    run_on(qloop, apply())
+    assert clients.model.data(clients.model.index(0, 0)) == "C0000001"
+    assert settings.value("clients/filter") == builder.text.text()
+    builder.text.setText('email[eq]"x" or')
+    builder.apply_button.click()
+    assert builder.problem.isVisible()
+    assert builder.problem.text() == (
+        "The filter is not valid: expected a field name or '(', found the end of the filter "
+        "at position 16"
+    )
+    builder.text.setText('phone[eq]"1"')
+    builder.apply_button.click()
+    assert "'phone' cannot be filtered here" in builder.problem.text()
+    builder.value.setText("yesterday")
+    builder.field.setCurrentText("create_date")
+    builder.operator.setCurrentIndex(builder.operator.findData("eq"))
+    builder.add_button.click()
+    assert builder.problem.text() == "create_date takes a date yyyy-mm-dd, not 'yesterday'"
+    run_on(qloop, window.aclose())
+
+
+def new_person_dialog(qloop, clients) -> ClientDialog:
+    clients.open_create("person")
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    return clients.dialog
+
+
+def test_create_and_edit_a_person(qtbot, qloop, sandbox, settings, bank):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    dialog = new_person_dialog(qloop, clients)
+    assert dialog.windowTitle() == "New person"
+    reference = "REG-" + uuid.uuid4().hex[:8]
+    dialog.reference.setText(reference)
+    fill(dialog, {**PERSON, ("email",): "not-an-email"})
+    # the problem is marked beside the field as it is typed; Save says why it waits
+    problem = dialog.problems[("email",)]
+    assert problem.text() == "Enter an e-mail address like name@example.com"
+    assert dialog.inputs[("email",)].styleSheet()
+    assert not dialog.save_button.isEnabled()
+    assert dialog.save_button.toolTip() == "1 field to correct first"
+    before = len(bank.clients)
+    dialog.save()
+    assert len(bank.clients) == before  # refused before anything was sent
+    fill(dialog, {("email",): "ruta." + reference.lower() + "@example.lt"})
+    assert problem.text() == "" and dialog.save_button.isEnabled()
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    created = dialog.result_client
+    assert created.external_reference == reference
+    assert created.person.nationality == "LT"
+    assert bank.clients[created.id].details["middle_name"] == "Marija"
+    run_on(qloop, until(lambda: not clients.model.fetching))
+    assert (
+        view.status.text().startswith(f"Created client {created.id}")
+        or "clients" in view.status.text()
+    )
+
+    # edit: only changes are sent; an emptied optional field is cleared
+    clients.model.replace(created)
+    edit = ClientDialog(
+        "person",
+        window.context,
+        client_id=created.id,
+        original=created.person.model_dump(mode="json", exclude_none=True),
+    )
+    qtbot.addWidget(edit)
+    edit.open()
+    assert edit.windowTitle() == "Edit person"
+    assert not edit.save_button.isEnabled()  # nothing changed: nothing to send
+    fill(edit, {("last_name",): "Renamed", ("middle_name",): ""})
+    assert edit.changes.text() == "Will send: middle_name (cleared), last_name"
+    assert edit.changed_values() == {"middle_name": None, "last_name": "Renamed"}
+    edit.buttons.accepted.emit()
+    run_on(qloop, until(lambda: not edit.isVisible()))
+    stored = bank.clients[created.id].details
+    assert stored["last_name"] == "Renamed"
+    assert "middle_name" not in stored
+    assert stored["email"] == created.person.email  # not sent: kept
+    run_on(qloop, window.aclose())
+
+
+def test_400_box_keeps_the_dialog_and_its_request_id(qtbot, qloop, sandbox, settings, admin):
+    window, _view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    # the list the desk fetched offers a code the service no longer allows: its 400 is shown
+    codes = run_on(qloop, window.session.banking.nace_codes())
+    clients._nace = [*codes, m.NaceCodeEntry(code="99.99", title="Withdrawn class")]
+    clients.open_create("company")
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    dialog = clients.dialog
+    assert dialog.inputs[("nace_code",)].count() > 10  # the NACE picker
+    request_id = dialog.action.key
+    dialog.reference.setText("REG-C-" + uuid.uuid4().hex[:6])
+    fill(
+        dialog,
+        {
+            ("name",): "Boxes UAB",
+            ("registration_number",): "300000001",
+            ("incorporation_date",): "2020-01-02",
+            ("tax_id", "number"): "LT1",
+            ("tax_id", "country"): "LT",
+            ("nace_code",): "99.99 Withdrawn class",
+            ("registered_address", "street"): "A g. 1",
+            ("registered_address", "city"): "Kaunas",
+            ("registered_address", "postal_code"): "44000",
+            ("registered_address", "country"): "LT",
+            ("email",): "boxes@example.lt",
+            ("contact_mobile_number",): "+37037000001",
+        },
+    )
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Invalid request"
+    assert re.fullmatch(
+        r"company\.nace_code: 99\.99 is not an allowed NACE code\nError: [0-9a-f-]{36}", box.text()
+    )
+    assert box.standardButtons() == QMessageBox.StandardButton.Ok
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.isVisible()
+    assert dialog.action.key == request_id  # Save again unchanged is the same action
+    dialog.inputs[("nace_code",)].setCurrentIndex(dialog.inputs[("nace_code",)].findData("62.01"))
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    assert dialog.result_client.company.nace_code == "62.01"
+    posts = [e for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"]
+    # the refused request did nothing: the changed one is a new request with a new key
+    assert [e["status"] for e in posts] == [400, 200]
+    assert posts[0]["request_id"] == request_id != posts[1]["request_id"]
+    run_on(qloop, window.aclose())
+
+
+def test_408_retried_then_exhausted_then_resubmitted_once(
+    qtbot, qloop, sandbox, settings, admin, bank
+):
+    window, _view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    window.session.banking.transport.retry = type(window.session.banking.transport.retry)(
+        attempts=3, backoff=0.01
+    )
+    dialog = new_person_dialog(qloop, clients)
+    reference = "REG-T-" + uuid.uuid4().hex[:6]
+    dialog.reference.setText(reference)
+    fill(dialog, {**PERSON, ("email",): f"{reference.lower()}@example.lt"})
+    admin.post("/_sandbox/faults", json={"status": 408, "count": 3, "path_contains": "/v2/clients"})
+    admin.delete("/_sandbox/requests")
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Request timeout"
+    assert box.text() == (
+        "The service did not complete the request in time, even after retrying. "
+        "Please try the same request again later; it will not be carried out twice."
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.isVisible() and dialog.reference.text() == reference
+    dialog.buttons.accepted.emit()  # the same request again, later
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    posts = [e for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"]
+    assert [e["status"] for e in posts] == [408, 408, 408, 200]
+    assert {e["request_id"] for e in posts} == {dialog.action.key}
+    assert sum(1 for c in bank.clients.values() if c.external_reference == reference) == 1
+    run_on(qloop, window.aclose())
+
+
+def test_edit_button_follows_the_selection(qtbot, qloop, sandbox, settings):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    assert not view.edit.isEnabled()
+    view.table.selectRow(1)
+    assert view.edit.isEnabled()
+    assert clients.selected().id == clients.model.data(clients.model.index(1, 0), ClientRole).id
+    view.edit.click()
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    assert clients.dialog.windowTitle() == "Edit company"
+    assert clients.dialog.inputs[("name",)].text() == "Baltic Widgets UAB"
+    assert clients.dialog.changes.text() == "No changes to save."
+    clients.dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_keyboard_f5_refreshes_ctrl_f_focuses_the_filter_ctrl_n_creates(
+    qtbot, qloop, sandbox, settings, admin
+):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    admin.delete("/_sandbox/requests")
+
+    async def press_f5():
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+        await until(lambda: not clients.model.fetching)
+
+    run_on(qloop, press_f5())
+    paths = [e["path"] for e in admin.get("/_sandbox/requests").json()]
+    assert sorted(paths) == ["/v1/healthcheck", "/v2/clients"]
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert view.filter.text.hasFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    assert clients.dialog.windowTitle() == "New person"
+    clients.dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_edit_a_company_and_the_generic_box_for_a_500(qtbot, qloop, sandbox, settings, admin, bank):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    row = next(
+        r
+        for r in range(clients.model.rowCount())
+        if clients.model.data(clients.model.index(r, 0)) == "C0000002"
+    )
+    view.table.selectRow(row)
+    clients.open_edit()
+    run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
+    dialog = clients.dialog
+    fill(dialog, {("website",): "", ("registered_address", "city"): "Kaunas"})
+    assert dialog.changes.text() == "Will send: registered_address, website (cleared)"
+    admin.post(
+        "/_sandbox/faults", json={"status": 500, "count": 1, "path_contains": "/v2/clients/"}
+    )
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Internal error"
+    assert re.fullmatch(
+        r"We are sorry, the request could not be completed\. Please contact customer support "
+        r"and quote the error ID [0-9a-f-]{36}\.",
+        box.text(),
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.isVisible()
+    dialog.buttons.accepted.emit()  # Save again: the same action
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    stored = bank.clients["C0000002"].details
+    assert stored["registered_address"]["city"] == "Kaunas"
+    assert stored["registered_address"]["street"] == "Konstitucijos pr. 7"
+    assert "website" not in stored
+    assert clients.model.data(clients.model.index(row, 2)) == "Baltic Widgets UAB"
+    run_on(qloop, window.aclose())

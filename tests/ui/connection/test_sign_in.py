@@ -1,0 +1,144 @@
+"""Connection profiles, the sign-in dialog, the keyring, and a 401 that brings it back."""
+
+import httpx
+from PySide6.QtCore import QModelIndex
+
+from app.ui.clients import ClientsArea
+from app.ui.connection.profiles import NEW_SERVER, SANDBOX
+from app.ui.connection.sign_in import SignInDialog
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.statements import StatementsArea
+from tests.ui.conftest import run_on, until
+
+
+def window_for(qtbot, qloop, sandbox, settings) -> MainWindow:
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    return window
+
+
+def describe(dialog: SignInDialog, url: str, password: str, name: str = "Local") -> None:
+    dialog.profile.setCurrentText(NEW_SERVER)
+    dialog.name.setText(name)
+    dialog.base_url.setText(url)
+    dialog.partner_code.setText("PD-LOCAL")
+    dialog.user.setText("demo")
+    dialog.password.setText(password)
+
+
+def submit(qloop, dialog: SignInDialog, until_text: str | None = None) -> None:
+    async def press():
+        dialog.sign_in_button.click()
+        if until_text is None:
+            await until(lambda: not dialog.isVisible())
+        else:
+            await until(lambda: dialog.problem.text() == until_text)
+
+    run_on(qloop, press())
+
+
+def test_sign_in_to_a_named_server_and_remember_it(qtbot, qloop, sandbox, settings, memory_keyring):
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.open_sign_in()
+    dialog = window.sign_in_dialog
+    assert dialog.isVisible()
+    assert dialog.profile.currentText() == SANDBOX
+    assert not dialog.keyring_note.isVisible()
+
+    describe(dialog, "http://bank.example", "demo")
+    submit(qloop, dialog, "base URL: use https: only this computer may be reached by http")
+    describe(dialog, sandbox.url, "wrong")
+    submit(qloop, dialog, "Sign-in refused: check the user and the password.")
+    assert memory_keyring.passwords == {}
+    assert window.connection_label.text().startswith("Embedded sandbox")  # unchanged
+
+    describe(dialog, sandbox.url, "demo")
+    submit(qloop, dialog)
+    assert window.connection_label.text() == f"Local ({sandbox.url})"
+    assert window.signed_in_label.text() == "Signed in as demo"
+    assert memory_keyring.passwords == {("partner-desk:Local", "demo"): "demo"}
+    assert settings.value("profiles/Local/base_url") == sandbox.url
+    assert "demo" not in [str(settings.value(k)) for k in settings.allKeys() if "password" in k]
+    assert not any("password" in key for key in settings.allKeys())
+    assert window.session.banking.transport.profile.partner_code == "PD-LOCAL"
+    run_on(qloop, window.aclose())
+
+    # the next start comes back to that server, its password from the keyring
+    again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(again)
+    again.show()
+    run_on(qloop, again.connect_backend())
+    dialog = again.sign_in_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.profile.currentText() == "Local"
+    assert dialog.password.text() == "demo"
+    submit(qloop, dialog)
+    assert again.connection_label.text() == f"Local ({sandbox.url})"
+    run_on(qloop, again.aclose())
+
+
+def test_401_brings_the_sign_in_back_and_the_action_runs_again(qtbot, qloop, sandbox, settings):
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.show_area("Clients")
+    loaded = window.area(ClientsArea).model.rowCount()
+    assert loaded > 0
+    # the service stops accepting the credentials (an expired password)
+    window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
+
+    async def refresh():
+        window.area(ClientsArea).refresh()
+        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
+
+    run_on(qloop, refresh())
+    dialog = window.sign_in_dialog
+    assert dialog.reason.text() == "The service refused the credentials (401): sign in again."
+    assert window.signed_in_label.text() == "Sign-in refused"
+    assert window.presenter.open_boxes == []  # no error box: the sign-in instead
+    assert window.area(ClientsArea).model.rowCount() == 0
+    submit(qloop, dialog)  # the sandbox profile signs in with its demo credentials
+    run_on(qloop, until(lambda: window.area(ClientsArea).model.rowCount() > 0))
+    assert window.signed_in_label.text() == "Signed in as demo"
+    assert (
+        window.area(ClientsArea).model.canFetchMore(QModelIndex())
+        or window.area(ClientsArea).model.rowCount()
+    )
+    run_on(qloop, window.aclose())
+
+
+def test_without_a_keyring_the_dialog_says_so(qtbot, qloop, sandbox, settings):
+    import keyring
+    from keyring.backends import fail
+
+    keyring.set_keyring(fail.Keyring())
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.open_sign_in()
+    assert window.sign_in_dialog.keyring_note.isVisible()
+    assert window.sign_in_dialog.keyring_note.text() == (
+        "No system keyring is available: the password is kept for this session only."
+    )
+    window.sign_in_dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_interrupted_statement_load_runs_again_after_signing_in(qtbot, qloop, sandbox, settings):
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.show_area("Statements")
+    view = window.area(StatementsArea).view
+    view.client_id.setText("C0000001")
+    view.account.setEditText("LT594010000000000001")
+    window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
+
+    async def load():
+        view.load_button.click()
+        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
+
+    run_on(qloop, load())
+    assert view.model.loaded == 0
+    submit(qloop, window.sign_in_dialog)
+    run_on(
+        qloop, until(lambda: view.model.loaded > 0 and window.area(StatementsArea).loading.done())
+    )
+    assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
+    run_on(qloop, window.aclose())

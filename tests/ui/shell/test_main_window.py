@@ -1,0 +1,103 @@
+"""The main window against the real sandbox, driven as a user would."""
+
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from app.ui.iban import IbanArea
+from app.ui.shell.main_window import Backend, MainWindow
+from tests.ui.conftest import run_on, until
+
+
+def open_window(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    return window
+
+
+def test_signs_in_and_shows_health(qtbot, qloop, sandbox, settings):
+    window = open_window(qtbot, qloop, sandbox, settings)
+    assert window.connection_label.text() == f"Embedded sandbox ({sandbox.url})"
+    assert window.signed_in_label.text() == "Signed in as demo"
+    assert window.health_label.text() == "Health: ok"
+    assert re.fullmatch(r"x-request-id: [0-9a-f]{32}", window.request_id_label.text())
+    log = window.request_log.model
+    paths = [log.data(log.index(r, 2)) for r in range(log.rowCount())]
+    assert paths == ["/v1/clients", "/v1/healthcheck", "/v2/clients"]
+    last_id = log.data(log.index(2, 4))
+    assert window.request_id_label.text() == f"x-request-id: {last_id}"
+    run_on(qloop, window.aclose())
+
+
+def test_iban_lookup_validates_offline_then_shows_the_api_bank_data(
+    qtbot, qloop, sandbox, settings
+):
+    window = open_window(qtbot, qloop, sandbox, settings)
+    view = window.area(IbanArea).view
+    qtbot.keyClicks(view.input, "DE89 3704 0044 0532 0130 01")
+    assert view.validity.text() == (
+        "Invalid IBAN DE89370400440532013001: the check digits do not match: "
+        "a character is mistyped"
+    )
+    view.input.clear()
+    qtbot.keyClicks(view.input, "de89 3704 0044 0532 0130 00")
+    assert view.validity.text() == "Valid IBAN (DE, bank code 37040044)"
+    qtbot.keyClick(view.input, Qt.Key.Key_Return)
+    run_on(qloop, until(lambda: view.fields["source"].text() == "Bank data from the API"))
+    assert view.fields["iban"].text() == "DE89 3704 0044 0532 0130 00"
+    assert view.fields["bic"].text() == "COBADEFFXXX"
+    assert view.fields["bank"].text() == "Commerzbank"
+    assert view.fields["sepa"].text() == "yes"
+    run_on(qloop, window.aclose())
+
+
+def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, settings):
+    window = open_window(qtbot, qloop, sandbox, settings)
+    view = window.area(IbanArea).view
+    qtbot.keyClicks(view.input, "DE80100900011234567890")  # valid, but no bank has that code
+    view.lookup_button.click()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[0]
+    assert box.windowTitle() == "Unknown bank"
+    assert re.fullmatch(
+        r"No bank data for DE80100900011234567890: its bank code 10090001 is not in the "
+        r"registry\nError: [0-9a-f-]{36}",
+        box.text(),
+    )
+    assert box.standardButtons() == QMessageBox.StandardButton.Ok
+    assert view.fields["source"].text() == "Offline registry only (the API check failed)"
+    assert view.lookup_button.isEnabled()
+    box.button(QMessageBox.StandardButton.Ok).click()
+    run_on(qloop, until(lambda: not window.presenter.open_boxes))
+    run_on(qloop, window.aclose())
+
+
+def test_empty_lookup_asks_for_an_iban(qtbot, qloop, sandbox, settings):
+    window = open_window(qtbot, qloop, sandbox, settings)
+    window.area(IbanArea).view.lookup_button.click()
+    assert window.area(IbanArea).view.validity.text() == "Enter an IBAN to look up."
+    run_on(qloop, window.aclose())
+
+
+def test_unreachable_service_shows_in_the_health(qtbot, qloop, settings):
+    def failing_start() -> str:
+        raise OSError("address in use")
+
+    window = MainWindow(Backend("Broken sandbox", failing_start), settings=settings)
+    qtbot.addWidget(window)
+    run_on(qloop, window.connect_backend())
+    assert window.connection_label.text() == "Broken sandbox: failed to start"
+    assert "address in use" in window.statusBar().currentMessage()
+
+
+def test_geometry_is_remembered(qtbot, qloop, sandbox, settings):
+    window = open_window(qtbot, qloop, sandbox, settings)
+    window.resize(790, 540)
+    window.close()
+    again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(again)
+    assert (again.width(), again.height()) == (790, 540)
+    run_on(qloop, window.aclose())

@@ -1,0 +1,76 @@
+import datetime as dt
+
+from PySide6.QtCore import Qt
+
+from app.api.banking import StatementRecord
+from app.ui.statements.model import AMOUNT, COLUMNS, DATE, DESCRIPTION, RecordRole, StatementModel
+
+
+def record(
+    n: int,
+    amount: int,
+    direction: str = "debit",
+    day: int = 1,
+    text: str = "Shop",
+    currency: str = "EUR",
+) -> StatementRecord:
+    return StatementRecord(
+        id=f"ST{n}",
+        booking_date=dt.date(2024, 1, day),
+        type="card",
+        direction=direction,
+        amount=amount,
+        currency=currency,
+        description=text,
+        balance_after=100_000 - n,
+    )
+
+
+def column(model, col):
+    return [model.data(model.index(r, col)) for r in range(model.rowCount())]
+
+
+def test_cells_are_formatted_once_in_major_units(qapp):
+    model = StatementModel()
+    model.append_batch([record(1, 1250), record(2, 5, "credit", currency="JPY")])
+    assert model.columnCount() == len(COLUMNS)
+    assert column(model, AMOUNT) == ["-12.50", "5"]
+    assert model.data(model.index(0, 8)) == "999.99"
+    assert model.data(model.index(1, 0), RecordRole)["id"] == "ST2"
+    assert model.data(model.index(0, AMOUNT), Qt.ItemDataRole.TextAlignmentRole) is not None
+
+
+def test_sort_by_signed_amount_and_back_to_date(qapp):
+    model = StatementModel()
+    model.append_batch(
+        [record(1, 500, day=3), record(2, 300, "credit", day=1), record(3, 100, day=2)]
+    )
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    assert column(model, AMOUNT) == ["-5.00", "-1.00", "3.00"]
+    model.sort(DATE, Qt.SortOrder.DescendingOrder)
+    assert column(model, DATE) == ["2024-01-03", "2024-01-02", "2024-01-01"]
+    # rows arriving while sorted land in their place
+    model.append_batch([record(4, 1, day=5)])
+    assert column(model, DATE)[0] == "2024-01-05"
+
+
+def test_search_filters_loaded_rows_and_rows_still_arriving(qapp):
+    model = StatementModel()
+    model.append_batch([record(1, 1, text="Rent"), record(2, 2, text="Groceries")])
+    model.set_search("rEnT")
+    assert column(model, DESCRIPTION) == ["Rent"]
+    model.append_batch([record(3, 3, text="Rent again"), record(4, 4, text="Fuel")])
+    assert column(model, DESCRIPTION) == ["Rent", "Rent again"]
+    model.set_search("")
+    assert model.rowCount() == 4
+    assert model.loaded == 4
+
+
+def test_large_batches_insert_without_a_view(qapp):
+    model = StatementModel()
+    inserted = []
+    model.rowsInserted.connect(lambda _p, first, last: inserted.append(last - first + 1))
+    for start in range(0, 20_000, 5000):
+        model.append_batch([record(n, 1 + n % 97) for n in range(start, start + 5000)])
+    assert inserted == [5000] * 4
+    assert model.rowCount() == 20_000

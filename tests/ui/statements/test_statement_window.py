@@ -1,0 +1,192 @@
+"""The statement page against the sandbox: 100,000 rows, cancel, search, CSV export, chart."""
+
+import csv
+import datetime as dt
+import re
+
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from app.api import banking as m
+from app.sandbox.banking.demo import DEMO_PERSON_ID
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.statements import StatementsArea
+from tests.conftest import make_client, person_body
+from tests.ui.conftest import run_on, until
+
+
+def open_statement(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    window.show_area("Statements")
+    return window, window.area(StatementsArea).view
+
+
+def choose(qtbot, qloop, view, client_id, start, end):
+    view.client_id.setText(client_id)
+    view.client_id.editingFinished.emit()
+    run_on(qloop, until(lambda: view.account.count() > 0))
+    view.account.setCurrentIndex(0)
+    view.date_from.setDate(QDate(start.year, start.month, start.day))
+    view.date_to.setDate(QDate(end.year, end.month, end.day))
+
+
+def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    assert view.account.currentText().startswith("LT59 4010 0000 0000 0001".replace(" ", ""))
+    view.load_button.click()
+    assert view.progress.isVisible() and view.cancel_button.isEnabled()
+    run_on(qloop, until(lambda: not view.progress.isVisible(), timeout=30))
+    assert view.model.rowCount() >= 100_000
+    assert re.fullmatch(
+        r"1\d\d,\d{3} records, 2000-01-01 to 2100-01-01 \(loaded in [\d.]+ s\)", view.status.text()
+    )
+    assert view.export_button.isEnabled()
+    assert len(view.chart.points) > 300  # a point per day over two years
+    view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    top = view.model.data(view.model.index(0, 2))
+    assert float(top.replace(",", "")) > 0
+    view.search.setText("Salary")
+    shown = view.model.rowCount()
+    assert 0 < shown < view.model.loaded
+    assert view.status.text() == f"{shown:,} of {view.model.loaded:,} records shown"
+    view.search.clear()
+    run_on(qloop, window.aclose())
+
+
+def test_cancel_stops_the_load(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+
+    async def load_then_cancel():
+        # one run of the loop, as in the app, where it never stops
+        view.load_button.click()
+        await until(lambda: view.model.loaded > 0)
+        view.cancel_button.click()
+        await until(lambda: window.area(StatementsArea).loading.done())
+
+    run_on(qloop, load_then_cancel())
+    assert window.area(StatementsArea).loading.cancelled()
+    assert view.status.text().startswith("Cancelled after ")
+    assert view.model.loaded < 100_000
+    assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()
+    run_on(qloop, window.aclose())
+
+
+def test_bad_period_is_refused_with_a_clear_box(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    view.client_id.setText(DEMO_PERSON_ID)
+    view.account.setEditText("LT594010000000000001")
+    view.date_from.setDate(QDate(2024, 5, 2))
+    view.date_to.setDate(QDate(2024, 5, 1))
+    view.load_button.click()
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Invalid input"
+    assert box.text() == "period: From (2024-05-02) is after To (2024-05-01)"
+    box.button(QMessageBox.StandardButton.Ok).click()
+    view.date_to.setDate(QDate(2024, 5, 3))
+    view.account.setEditText("LT00NOTANACCOUNT")
+    view.load_button.click()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Not found"
+    assert re.fullmatch(
+        r"Account LT00NOTANACCOUNT of client C0000001 not found\nError: [0-9a-f-]{36}", box.text()
+    )
+    run_on(qloop, window.aclose())
+
+
+def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_path):
+    async def account_with_a_formula():
+        client = make_client(sandbox.url)
+        person = await client.create_client(m.build(m.ClientCreate, {"client": person_body()}))
+        account = await client.create_account(person.id)
+        other = await client.create_account(person.id)
+        await client.create_internal(
+            other.id,
+            m.build(
+                m.InternalTransferCreate,
+                {
+                    "id": "F1",
+                    "amount": 1234,
+                    "currency": "EUR",
+                    "recipient_iban": account.id,
+                    "recipient_name": '=HYPERLINK("http://evil")',
+                },
+            ),
+        )
+        await client.aclose()
+        return person.id
+
+    client_id = run_on(qloop, account_with_a_formula())
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    today = dt.date.today()
+    choose(qtbot, qloop, view, client_id, today, today)
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    dialog = window.area(StatementsArea).choose_export_file()
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    target = tmp_path / "statement.csv"
+    dialog.fileSelected.emit(str(target))
+    dialog.close()
+    run_on(qloop, until(lambda: view.status.text().startswith("Exported")))
+    with target.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == [
+        "Date",
+        "Type",
+        "Amount",
+        "Currency",
+        "Description",
+        "Counterparty",
+        "Counterparty account",
+        "Reference",
+        "Balance after",
+    ]
+    assert len(rows) == 1 + view.model.rowCount()
+    credit = next(r for r in rows if r[1] == "internal")
+    assert credit[2] == "12.34"
+    assert credit[4] == "Internal transfer"
+    assert rows[1][2] == "10,000.00"  # the opening balance, as shown
+    assert view.status.text() == f"Exported {len(rows) - 1:,} rows to {target}"
+    run_on(qloop, window.aclose())
+
+
+def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, tmp_path):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    view.model.append_batch(
+        [
+            m.StatementRecord(
+                id="X1",
+                booking_date=dt.date(2024, 1, 1),
+                type="sepa",
+                direction="debit",
+                amount=100,
+                currency="EUR",
+                description="=1+2",
+                counterparty_name="@SUM(A1)",
+                counterparty_account="-3+3",
+                reference="+7",
+                balance_after=-100,
+            )
+        ]
+    )
+    target = tmp_path / "out.csv"
+    run_on(qloop, window.area(StatementsArea).export_to(target))
+    with target.open(encoding="utf-8", newline="") as handle:
+        row = list(csv.reader(handle))[1]
+    assert row == [
+        "2024-01-01",
+        "sepa",
+        "-1.00",
+        "EUR",
+        "'=1+2",
+        "'@SUM(A1)",
+        "'-3+3",
+        "'+7",
+        "-1.00",
+    ]
+    run_on(qloop, window.aclose())
