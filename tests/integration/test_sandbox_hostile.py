@@ -1,0 +1,214 @@
+"""The sandbox against hostile input: a refused request answers 400 with the error body and
+changes nothing, and no request can stall it."""
+
+import base64
+import json
+import threading
+import time
+import uuid
+
+import httpx
+import pytest
+
+from app.sandbox.banking.demo import DEMO_PERSON_ID
+from tests.conftest import advance, person_body
+
+AUTH = ("demo", "demo")
+PC = {"x-partner-code": "PD"}
+DE_IBAN = "DE89370400440532013000"
+
+
+def unique() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+def refused(response: httpx.Response, message: str) -> None:
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert message in body["failure_message"], body
+    assert body["detail"]["title"] and body["detail"]["error_id"]
+
+
+def post_raw(admin, path, raw: bytes, request_id: str, **headers):
+    return admin.post(
+        path,
+        content=raw,
+        auth=AUTH,
+        headers={"content-type": "application/json", **PC, "x-request-id": request_id, **headers},
+    )
+
+
+def test_a_lone_surrogate_is_refused_naming_the_field_and_changes_nothing(admin, bank):
+    body = {"client_type": "PERSON", "client": person_body(external_id=unique())}
+    raw = json.dumps(body).replace('"Egl\\u0117"', '"A\\ud800B"').encode()
+    assert b"\\ud800" in raw
+    before = len(bank.clients)
+    request_id = unique()
+    refused(post_raw(admin, "/v1/clients", raw, request_id), "client.first_name: is not valid")
+    assert len(bank.clients) == before
+    # the same key with a valid body acts once; the lists keep working
+    good = post_raw(admin, "/v1/clients", json.dumps(body).encode(), request_id)
+    assert good.status_code == 200
+    again = post_raw(admin, "/v1/clients", json.dumps(body).encode(), request_id)
+    assert again.headers["x-idempotent-replay"] == "true"
+    assert len(bank.clients) == before + 1
+    for version in ("v1", "v2"):
+        assert admin.get(f"/{version}/clients", auth=AUTH, headers=PC).status_code == 200
+    # v2, a key, and a transfer's description
+    v2 = {"external_reference": "R-" + unique(), "client_type": "PERSON", "person": person_body()}
+    raw = json.dumps(v2).replace('"R-', '"\\udfff-').encode()
+    refused(post_raw(admin, "/v2/clients", raw, unique()), "external_reference: is not valid")
+    raw = b'{"client_type": "PERSON", "\\ud83d": 1}'
+    refused(post_raw(admin, "/v2/clients", raw, unique()), "a property name: is not valid")
+
+
+def test_a_refused_transfer_holds_nothing_and_the_account_keeps_working(admin, bank):
+    iban = next(a.id for a in bank.accounts.values() if a.client_id == DEMO_PERSON_ID)
+    holds = dict(bank.accounts[iban].holds)
+    transfer = {
+        "id": "T-" + unique(),
+        "amount": 1_000,
+        "description": "Invoice \ud800",
+        "recipient_name": "Hans",
+        "recipient_iban": DE_IBAN,
+        "recipient_country": "DE",
+        "recipient_address": "Berlin",
+    }
+    raw = json.dumps(transfer).encode()
+    path = f"/v1/accounts/{iban}/transfers/sepa"
+    refused(post_raw(admin, path, raw, unique()), "description: is not valid Unicode")
+    assert bank.accounts[iban].holds == holds
+    listed = admin.get(path, auth=AUTH, headers=PC)
+    assert listed.status_code == 200
+
+
+def test_idempotency_is_keyed_on_the_user_not_the_header_spelling(admin, bank):
+    encoded = base64.b64encode(b"demo:demo").decode()
+    request_id = unique()
+    opened = set()
+    for scheme in ("Basic", "basic", "BASIC"):
+        response = admin.post(
+            f"/v1/clients/{DEMO_PERSON_ID}/accounts",
+            headers={**PC, "x-request-id": request_id, "authorization": f"{scheme} {encoded}"},
+        )
+        assert response.status_code == 200
+        opened.add(response.json()["id"])
+    assert len(opened) == 1
+
+
+@pytest.mark.parametrize("amount", [b"100.0", b"1e2", b"1E+2", b"100.5"])
+def test_amounts_must_be_json_integers(admin, bank, amount):
+    iban = next(a.id for a in bank.accounts.values() if a.client_id == DEMO_PERSON_ID)
+    balances = dict(bank.accounts[iban].ledger.balances)
+    raw = (
+        b'{"id": "F-' + unique().encode() + b'", "amount": ' + amount + b', "recipient_name": "H",'
+        b' "recipient_iban": "' + DE_IBAN.encode() + b'", "recipient_country": "DE",'
+        b' "recipient_address": "B"}'
+    )
+    path = f"/v1/accounts/{iban}/transfers/sepa"
+    refused(post_raw(admin, path, raw, unique()), "amount: must be a whole number")
+    fee = (
+        b'{"parameters": {"amount": '
+        + amount
+        + b', "recipient_iban": "'
+        + DE_IBAN.encode()
+        + b'"}}'
+    )
+    refused(post_raw(admin, f"{path}/fee", fee, unique()), "parameters.amount: must be a whole")
+    assert bank.accounts[iban].ledger.balances == balances
+    assert all(isinstance(v, int) for v in bank.accounts[iban].ledger.balances.values())
+
+
+def test_a_like_pattern_cannot_stall_the_sandbox(admin, sandbox_url):
+    answers = {}
+
+    def slow_filter():
+        answers["filter"] = httpx.get(
+            f"{sandbox_url}/v2/clients",
+            params={"filter": 'email[like]"%%%%%%%%%%%%!"', "limit": 100},
+            auth=AUTH,
+            headers=PC,
+            timeout=30,
+        )
+
+    started = time.perf_counter()
+    worker = threading.Thread(target=slow_filter)
+    worker.start()
+    health = httpx.get(f"{sandbox_url}/v1/healthcheck", timeout=30)
+    worker.join(30)
+    assert health.status_code == 200
+    assert answers["filter"].status_code == 200 and answers["filter"].json() == []
+    assert time.perf_counter() - started < 5  # a minute with a backtracking regex
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"filter": "(" * 320 + 'email[eq]"x"' + ")" * 320}, "nest at most 32 deep"),
+        ({"filter": "create_date[eq]" + "9" * 5000}, "filter: at most 2000 characters"),
+        ({"filter": 'email[eq]"x" and external_id[eq]' + "9" * 40}, "at most 18 digits"),
+        ({"limit": "\uff11\uff10"}, "limit: must be an integer from 1 to 100"),  # full width
+        ({"limit": "1_0"}, "limit: must be an integer from 1 to 100"),
+        ({"offset": " 1"}, "offset: must be an integer"),
+    ],
+)
+def test_queries_are_bounded_and_strict(admin, params, message):
+    refused(admin.get("/v2/clients", params=params, auth=AUTH, headers=PC), message)
+
+
+@pytest.mark.parametrize("day", ["2024-W01-1", "20240101", "2024-1-01", "２０２４-01-01"])
+def test_dates_are_yyyy_mm_dd_only(admin, bank, day):
+    iban = next(a.id for a in bank.accounts.values() if a.client_id == DEMO_PERSON_ID)
+    path = f"/v1/clients/{DEMO_PERSON_ID}/accounts/{iban}/balance"
+    refused(admin.get(path, params={"date": day}, auth=AUTH, headers=PC), "is not a date")
+
+
+def test_bodies_are_bounded_in_depth_size_and_kind(admin, bank):
+    before = len(bank.clients)
+    deep = b"[" * 5000 + b"]" * 5000
+    refused(post_raw(admin, "/v1/clients", deep, unique()), "more than 32 deep")
+    nested = json.dumps({"client_type": "PERSON", "client": person_body(x={"a": [[[[[]]]]]})})
+    assert post_raw(admin, "/v1/clients", nested.encode(), unique()).status_code == 400
+    huge = b'{"a": "' + b"x" * (1024 * 1024 + 10) + b'"}'
+    refused(post_raw(admin, "/v1/clients", huge, unique()), "larger than 1,024 KiB")
+    digits = b'{"client_type": "PERSON", "client": ' + b"9" * 5000 + b"}"
+    refused(post_raw(admin, "/v1/clients", digits, unique()), "not valid JSON")
+    nan = b'{"client_type": "PERSON", "client": NaN}'
+    refused(post_raw(admin, "/v1/clients", nan, unique()), "NaN is not a JSON number")
+    body = json.dumps({"client_type": "PERSON", "client": person_body(external_id=unique())})
+    as_text = post_raw(
+        admin, "/v1/clients", body.encode(), unique(), **{"content-type": "text/plain"}
+    )
+    refused(as_text, "must be sent as application/json")
+    assert len(bank.clients) == before
+
+
+@pytest.mark.parametrize(
+    ("control", "message"),
+    [
+        (b'{"count": 1e999}', "count: must be a whole number from 0 to 1000"),
+        (b'{"count": 2.0}', "count: must be a whole number"),
+        (b'{"path_contains": 5}', "path_contains: must be text"),
+        (b'{"status": 404}', "status: must be 408 or 500"),
+        (b'{"mode": "sometimes"}', "mode: must be before or after"),
+        (b'{"nonsense": 1}', "nonsense: is not a known property"),
+        (b"[1]", "must be a JSON object"),
+    ],
+)
+def test_control_calls_are_checked_like_any_other(admin, control, message):
+    response = admin.post(
+        "/_sandbox/faults", content=control, headers={"content-type": "application/json"}
+    )
+    refused(response, message)
+    # nothing was switched on: later requests are answered as usual
+    assert admin.get("/v1/healthcheck").status_code == 200
+    assert admin.get("/v2/clients", auth=AUTH, headers=PC).status_code == 200
+
+
+def test_the_clock_control_moves_time_and_refuses_bad_bodies(admin, sandbox_url):
+    refused(admin.post("/_sandbox/clock", json={"advance_seconds": -1}), "advance_seconds")
+    refused(admin.post("/_sandbox/clock", json={"advance_days": 1.5}), "advance_days")
+    refused(admin.post("/_sandbox/clock", json={}), "Send one of")
+    before = admin.get("/_sandbox/clock").json()
+    after = advance(sandbox_url, 1)
+    assert before["frozen"] and after["now"] > before["now"]
