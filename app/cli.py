@@ -32,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
         "--base-url",
         help="the API's address (with or without /v1); the embedded sandbox when omitted",
     )
+    iban.add_argument(
+        "--deadline",
+        type=float,
+        default=30.0,
+        help="seconds the whole API check may take, retries included (default 30)",
+    )
     return parser
 
 
@@ -40,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "sandbox":
         return _sandbox(args.port, args.host, args.settle_seconds)
     if args.command == "iban":
-        return _iban(" ".join(args.iban), args.base_url)
+        return _iban(" ".join(args.iban), args.base_url, args.deadline)
     return _gui()
 
 
@@ -63,7 +69,7 @@ def _sandbox(port: int, host: str, settle_seconds: float) -> int:
     return 0
 
 
-def _iban(text: str, base_url: str | None) -> int:
+def _iban(text: str, base_url: str | None, deadline: float) -> int:
     import asyncio
 
     from app.core.iban import IbanError, validate
@@ -73,6 +79,9 @@ def _iban(text: str, base_url: str | None) -> int:
     except IbanError as exc:
         print(exc, file=sys.stderr)
         return EXIT_INVALID_INPUT
+    if not 0 < deadline <= 600:
+        print("partner-desk iban: --deadline must be from 0 to 600 seconds", file=sys.stderr)
+        return EXIT_INVALID_INPUT
     print(f"IBAN      {info.formatted}")
     print(f"Offline   valid; country {info.country}, bank code {info.bank_code}")
     if base_url is None:
@@ -81,19 +90,26 @@ def _iban(text: str, base_url: str | None) -> int:
 
         sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=0))
         try:
-            return asyncio.run(_iban_check(info.iban, sandbox.start(), "embedded sandbox"))
+            url = sandbox.start()
+            return asyncio.run(_iban_check(info.iban, url, "embedded sandbox", deadline))
         finally:
             sandbox.stop()
-    return asyncio.run(_iban_check(info.iban, base_url, base_url))
+    return asyncio.run(_iban_check(info.iban, base_url, base_url, deadline))
 
 
-async def _iban_check(iban: str, base_url: str, where: str) -> int:
+async def _iban_check(iban: str, base_url: str, where: str, deadline: float) -> int:
     from app.api.banking import BankingClient
     from app.api.errors import ApiError
-    from app.api.transport import Profile, RetryPolicy, Transport
+    from app.api.transport import Bounds, Profile, RetryPolicy, Transport
 
     # the IBAN check is an open operation: no credentials are sent
-    profile = Profile(base_url=base_url, user="", password="", partner_code="partner-desk-cli")
+    profile = Profile(
+        base_url=base_url,
+        user="",
+        password="",
+        partner_code="partner-desk-cli",
+        bounds=Bounds(deadline=deadline, step_timeout=min(15.0, deadline)),
+    )
     try:
         transport = Transport(profile, retry=RetryPolicy(attempts=2))
     except ApiError as exc:  # an address the desk must not call

@@ -69,3 +69,13 @@ def format_minor(amount: int, currency: str, *, with_code: bool = True) -> str:
 
 def minor_to_decimal(amount: int, currency: str) -> Decimal:
     return Decimal(amount).scaleb(-exponent(currency))
+
+
+def plain_decimal(amount: int, currency: str) -> str:
+    """Minor units as a plain decimal a spreadsheet reads as a number: 123456 EUR -> "1234.56",
+    -5 JPY -> "-5" (no thousands separators, no code). Unknown currencies keep minor units."""
+    try:
+        places = exponent(currency)
+    except MoneyError:
+        return str(amount)
+    return f"{Decimal(amount).scaleb(-places):.{places}f}"

@@ -1,6 +1,9 @@
 """The partner-desk command as a support agent runs it in a terminal."""
 
 import os
+import socket
+import threading
+import time
 import re
 import subprocess
 import sys
@@ -93,3 +96,64 @@ def test_help(args):
     result = run_cli(*args)
     assert result.returncode == 0
     assert "partner-desk" in result.stdout
+
+
+def test_the_iban_check_refuses_addresses_it_must_not_call():
+    plain = run_cli("iban", "DE89370400440532013000", "--base-url", "http://bank.example")
+    assert plain.returncode == 2
+    assert plain.stderr.strip() == (
+        "partner-desk iban: base URL: use https: only this computer may be reached by http"
+    )
+    secret = run_cli(
+        "iban", "DE89370400440532013000", "--base-url", "https://agent:Hunter2@bank.example"
+    )
+    assert secret.returncode == 2
+    assert "must not carry a user or password" in secret.stderr
+    assert "Hunter2" not in secret.stderr + secret.stdout
+
+
+def test_a_server_that_answers_one_byte_a_second_cannot_hang_the_command():
+    """A real socket that accepts and then trickles its answer: the command gives up at its
+    deadline with a clear message."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def trickle():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            with connection:
+                for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 1000:
+                    if stop.wait(0.5):
+                        break
+                    try:
+                        connection.sendall(bytes([byte]))
+                    except OSError:
+                        break
+
+    worker = threading.Thread(target=trickle, daemon=True)
+    worker.start()
+    started = time.monotonic()
+    try:
+        result = run_cli(
+            "iban",
+            "DE89370400440532013000",
+            "--base-url",
+            f"http://127.0.0.1:{port}",
+            "--deadline",
+            "2",
+        )
+    finally:
+        stop.set()
+        server.close()
+    assert time.monotonic() - started < 15  # the interpreter's start included
+    assert result.returncode == 1
+    assert f"No complete answer from http://127.0.0.1:{port} within 2 s (x-request-id " in (
+        result.stderr
+    )

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime as dt
+import itertools
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QDate
+from PySide6.QtCore import QDate, QSignalBlocker, QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
@@ -37,9 +38,12 @@ class StatementsArea:
         self._tasks = context.tasks
         self._settings = settings = context.settings
         self.loading: asyncio.Task[None] | None = None
+        self._shown_for: tuple[str, str] | None = None  # the client and account of the rows
         self.exporting: asyncio.Task[None] | None = None
         self.last_load_seconds: float | None = None
         view.load_button.clicked.connect(self.load)
+        view.client_id.textChanged.connect(self._chosen_changed)
+        view.account.currentTextChanged.connect(self._chosen_changed)
         view.cancel_button.clicked.connect(self.cancel)
         view.client_id.editingFinished.connect(self.find_accounts)
         view.search.textChanged.connect(self._search)
@@ -61,7 +65,20 @@ class StatementsArea:
         """Come from the Accounts area: that client and account, ready to Load."""
         self.view.client_id.setText(client_id)
         self.view.account.setEditText(account_id)
+        self._chosen_changed()
         self.find_accounts()
+
+    def _chosen_changed(self) -> None:
+        """Another client or account than the rows are of: the rows go, never shown under
+        another account's name."""
+        chosen = (self.view.client_id.text().strip(), self._account_id())
+        if self._shown_for is not None and chosen != self._shown_for:
+            self.cancel()
+            self._shown_for = None
+            self.view.model.clear()
+            self.view.chart.set_series([], "")
+            self._busy(False)
+            self.view.status.setText("Choose a period, then Load.")
 
     # -- accounts of the client
 
@@ -79,13 +96,15 @@ class StatementsArea:
             return
         combo = self.view.account
         typed = combo.currentText()
-        combo.clear()
-        for account in accounts:
-            combo.addItem(f"{account.iban} ({account.status})", account.id)
+        with QSignalBlocker(combo):  # refilling the list is no change of the account
+            combo.clear()
+            for account in accounts:
+                combo.addItem(f"{account.iban} ({account.status})", account.id)
+            if typed:
+                combo.setEditText(typed)
+        self._chosen_changed()
         if not accounts:
             self.view.status.setText(f"Client {client_id} has no accounts.")
-        elif typed:
-            combo.setEditText(typed)
 
     def _account_id(self) -> str:
         combo = self.view.account
@@ -121,7 +140,9 @@ class StatementsArea:
         self.cancel()
         # show the load at once, before the task gets its first turn
         view.model.clear()
+        view.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         view.chart.set_series([], "")
+        self._shown_for = (client_id, account_id)
         self._busy(True)
         view.status.setText("Loading…")
         self.loading = self._tasks.spawn(
@@ -197,14 +218,22 @@ class StatementsArea:
     # -- export
 
     def choose_export_file(self) -> QFileDialog:
-        dialog = QFileDialog(self.view, "Export statement as CSV")
+        folder = str(self._settings.value("statement/export_folder", "")) or (
+            QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        )
+        dialog = QFileDialog(self.view, "Export statement as CSV", folder)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilter("CSV files (*.csv)")
         dialog.setDefaultSuffix("csv")
         dialog.selectFile("statement.csv")
-        dialog.fileSelected.connect(lambda path: self.export_to(Path(path)))
+        dialog.fileSelected.connect(self._export_chosen)
         dialog.open()  # never exec(): the loop keeps running
         return dialog
+
+    def _export_chosen(self, chosen: str) -> None:
+        path = Path(chosen)
+        self._settings.setValue("statement/export_folder", str(path.parent))
+        self.export_to(path)
 
     def export_to(self, path: Path) -> asyncio.Task[None]:
         self.exporting = self._tasks.spawn(self._export(path))
@@ -214,19 +243,18 @@ class StatementsArea:
         import asyncio  # here, not at the top: the window shows before asyncio loads
 
         view = self.view
-        rows = list(view.model.visible_rows())
+        total = view.model.rowCount()
+        rows = view.model.export_rows()
         self._busy(True)
         written = 0
         try:
             with path.open("w", encoding="utf-8", newline="") as handle:
                 writer = csv.writer(handle)
                 writer.writerow(COLUMNS)
-                for start in range(0, len(rows), EXPORT_CHUNK):
-                    writer.writerows(
-                        neutralise_row(row) for row in rows[start : start + EXPORT_CHUNK]
-                    )
-                    written = min(start + EXPORT_CHUNK, len(rows))
-                    view.status.setText(f"Exporting… {written:,} of {len(rows):,} rows")
+                while chunk := list(itertools.islice(rows, EXPORT_CHUNK)):
+                    writer.writerows(neutralise_row(row) for row in chunk)
+                    written += len(chunk)
+                    view.status.setText(f"Exporting… {written:,} of {total:,} rows")
                     await asyncio.sleep(0)
         except asyncio.CancelledError:
             _discard(path)  # never leave half a file that looks complete

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
+from app.core.money import plain_decimal
 from app.ui.common.formatting import money_text
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 
@@ -39,6 +40,22 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 def signed_amount(record: StatementRecord) -> int:
     return record["amount"] if record["direction"] == "credit" else -record["amount"]
+
+
+def export_cells(record: StatementRecord) -> tuple[str, ...]:
+    """A row as a spreadsheet reads it: numbers as plain decimals, text as it is."""
+    currency = record["currency"]
+    return (
+        record["booking_date"].isoformat(),
+        record["type"],
+        plain_decimal(signed_amount(record), currency),
+        currency,
+        record["description"],
+        record.get("counterparty_name") or "",
+        record.get("counterparty_account") or "",
+        record.get("reference") or "",
+        plain_decimal(record["balance_after"], currency),
+    )
 
 
 def format_cells(record: StatementRecord) -> tuple[str, ...]:
@@ -112,6 +129,11 @@ class StatementModel(ReadOnlyTableModel):
         """The rows as shown: searched and sorted."""
         return (self._row(i) for i in self._order)
 
+    def export_rows(self) -> Iterator[tuple[str, ...]]:
+        """The rows shown, in their order, as a spreadsheet reads them."""
+        records = self._records
+        return (export_cells(records[i]) for i in list(self._order))
+
     def _row(self, position: int) -> tuple[str, ...]:
         cells = self._cells[position]
         if cells is None:
@@ -136,9 +158,14 @@ class StatementModel(ReadOnlyTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by a column; column -1 (no sort indicator) is the booking order again."""
         self.layoutAboutToBeChanged.emit()
-        self._sort = (column, order)
-        self._apply_sort()
+        if column < 0:
+            self._sort = None
+            self._order.sort()
+        else:
+            self._sort = (column, order)
+            self._apply_sort()
         self.layoutChanged.emit()
 
     def _apply_sort(self) -> None:
@@ -150,10 +177,11 @@ class StatementModel(ReadOnlyTableModel):
 
     def _sort_key(self, column: int) -> Any:
         records = self._records
+        # amounts of different currencies are not comparable: by currency, then amount
         if column == AMOUNT:
-            return lambda i: signed_amount(records[i])
+            return lambda i: (records[i]["currency"], signed_amount(records[i]))
         if column == BALANCE:
-            return lambda i: records[i]["balance_after"]
+            return lambda i: (records[i]["currency"], records[i]["balance_after"])
         if column == DATE:
             return lambda i: (records[i]["booking_date"], i)
         row = self._row

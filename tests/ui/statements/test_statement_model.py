@@ -54,6 +54,34 @@ def test_sort_by_signed_amount_and_back_to_date(qapp):
     assert column(model, DATE)[0] == "2024-01-05"
 
 
+def test_amounts_sort_by_currency_then_amount_and_back_to_booking_order(qapp):
+    model = StatementModel()
+    model.append_batch(
+        [
+            record(1, 5_000, currency="JPY"),  # 5,000 yen: a small amount in minor units
+            record(2, 4_000, "credit", currency="EUR"),  # 40.00 EUR
+            record(3, 100, currency="EUR"),
+            record(4, 200, "credit", currency="JPY"),
+        ]
+    )
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    cells = list(zip(column(model, 3), column(model, AMOUNT), strict=True))
+    assert cells == [("EUR", "-1.00"), ("EUR", "40.00"), ("JPY", "-5,000"), ("JPY", "200")]
+    model.sort(-1)  # the sort indicator taken away
+    assert column(model, 0) == ["2024-01-01"] * 4 and column(model, AMOUNT)[0] == "-5,000"
+
+
+def test_export_rows_are_plain_decimals_in_the_order_shown(qapp):
+    model = StatementModel()
+    model.append_batch([record(1, 123_456), record(2, 7, "credit", currency="JPY")])
+    model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
+    rows = list(model.export_rows())
+    assert [(r[2], r[3], r[8]) for r in rows] == [
+        ("7", "JPY", "99998"),
+        ("-1234.56", "EUR", "999.99"),
+    ]
+
+
 def test_search_filters_loaded_rows_and_rows_still_arriving(qapp):
     model = StatementModel()
     model.append_batch([record(1, 1, text="Rent"), record(2, 2, text="Groceries")])

@@ -11,7 +11,7 @@ from app.api import banking as m
 from app.sandbox.banking.demo import DEMO_PERSON_ID
 from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.statements import StatementsArea
-from tests.conftest import make_client, person_body
+from tests.conftest import advance, make_client, person_body
 from tests.ui.conftest import run_on, until
 
 
@@ -104,35 +104,36 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
         client = make_client(sandbox.url)
         person = await client.create_client(m.build(m.ClientCreate, {"client": person_body()}))
         account = await client.create_account(person.id)
-        other = await client.create_account(person.id)
-        await client.create_internal(
-            other.id,
-            m.build(
-                m.InternalTransferCreate,
-                {
-                    "id": "F1",
-                    "amount": 1234,
-                    "currency": "EUR",
-                    "recipient_iban": account.id,
-                    "recipient_name": '=HYPERLINK("http://evil")',
-                },
-            ),
-        )
+        transfer = {
+            "id": "F1",
+            "amount": 123_456,
+            "description": '=HYPERLINK("http://evil")',
+            "recipient_name": "@SUM(A1:A9)",
+            "recipient_iban": "DE89370400440532013000",
+            "recipient_country": "DE",
+            "recipient_address": "+49 Berlin",
+        }
+        await client.create_sepa(account.id, m.build(m.SepaTransferCreate, transfer))
         await client.aclose()
+        advance(sandbox.url, 2)  # settled: the debit and its fee are booked
         return person.id
 
     client_id = run_on(qloop, account_with_a_formula())
     window, view = open_statement(qtbot, qloop, sandbox, settings)
+    settings.setValue("statement/export_folder", str(tmp_path))
     today = dt.date.today()
     choose(qtbot, qloop, view, client_id, today, today)
     view.load_button.click()
     run_on(qloop, until(lambda: view.export_button.isEnabled()))
     dialog = window.area(StatementsArea).choose_export_file()
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
-    target = tmp_path / "statement.csv"
+    assert dialog.directory().absolutePath() == str(tmp_path)  # the last folder used
+    target = tmp_path / "chosen" / "statement.csv"
+    target.parent.mkdir()
     dialog.fileSelected.emit(str(target))
     dialog.close()
     run_on(qloop, until(lambda: view.status.text().startswith("Exported")))
+    assert settings.value("statement/export_folder") == str(target.parent)
     with target.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == [
@@ -147,11 +148,55 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
         "Balance after",
     ]
     assert len(rows) == 1 + view.model.rowCount()
-    credit = next(r for r in rows if r[1] == "internal")
-    assert credit[2] == "12.34"
-    assert credit[4] == "Internal transfer"
-    assert rows[1][2] == "10,000.00"  # the opening balance, as shown
+    debit = next(r for r in rows if r[1] == "sepa")
+    # the formula reached the exported rows, neutralised; numbers are plain decimals
+    assert debit[4] == '\'=HYPERLINK("http://evil")'
+    assert debit[5] == "'@SUM(A1:A9)"
+    assert debit[2] == "-1234.56"
+    assert debit[8] == "8765.44"  # 10,000.00 - 1,234.56, no thousands separator
+    fee = next(r for r in rows if r[1] == "fee")
+    assert fee[2] == "-0.50" and fee[8] == "8764.94"
+    opening = next(r for r in rows if r[1] == "opening" and r[3] == "JPY")
+    assert opening[2] == "1000000" and opening[8] == "1000000"  # JPY has no decimals
     assert view.status.text() == f"Exported {len(rows) - 1:,} rows to {target}"
+    run_on(qloop, window.aclose())
+
+
+def test_rows_of_another_account_never_stay_under_a_new_one(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    statements = window.area(StatementsArea)
+    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.model.loaded > 0))
+    # Statement… of another client's account, while the first still loads
+    statements.show_account("C0000002", "LT000000000000000000")
+    assert statements.loading.cancelling() or statements.loading.done()
+    assert view.model.rowCount() == 0 and not view.export_button.isEnabled()
+    assert view.chart.points == []
+    assert view.status.text() == "Choose a period, then Load."
+    run_on(qloop, until(lambda: statements.loading.done()))
+    assert view.model.rowCount() == 0
+    run_on(qloop, window.aclose())
+
+
+def test_a_new_load_resets_the_sort(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    today = dt.date.today()
+    choose(qtbot, qloop, view, "C0000002", today - dt.timedelta(days=800), today)
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    assert view.table.horizontalHeader().sortIndicatorSection() == 2
+    view.load_button.click()
+    assert view.table.horizontalHeader().sortIndicatorSection() == -1
+    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    assert [view.model.data(view.model.index(r, 3)) for r in range(5)] == [
+        "EUR",
+        "USD",
+        "GBP",
+        "CHF",
+        "JPY",
+    ]  # booking order again
     run_on(qloop, window.aclose())
 
 

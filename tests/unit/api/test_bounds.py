@@ -1,0 +1,292 @@
+"""The client against a hostile server: every call ends within its deadline and within its
+size caps, whatever the server sends, and every failure says why and quotes the request id."""
+
+import asyncio
+import datetime as dt
+import gzip
+import time
+import tracemalloc
+import zlib
+
+import httpx
+import pytest
+
+from app.api.banking import BankingClient
+from app.api.banking import statements as statement_module
+from app.api.errors import (
+    ApiConnectionError,
+    ApiTimeoutError,
+    InvalidInput,
+    ResponseValidationError,
+    ServerError,
+)
+from app.api.transport import Bounds, Profile, RetryPolicy, Transport, describe_transport_error
+from tests.conftest import run
+
+MiB = 1024 * 1024
+FAST = RetryPolicy(attempts=2, backoff=0.01)
+
+
+def client_for(handler, bounds: Bounds = Bounds(), base_url="https://bank.example"):
+    profile = Profile(base_url, "demo", "secret", "PC", bounds=bounds)
+    return BankingClient(Transport(profile, retry=FAST, transport=httpx.MockTransport(handler)))
+
+
+async def trickle(data: bytes, pause: float):
+    for byte in data:
+        await asyncio.sleep(pause)
+        yield bytes([byte])
+
+
+async def lazily(chunk: bytes, count: int):
+    for _ in range(count):
+        yield chunk
+
+
+def elapsed(call) -> tuple[float, BaseException]:
+    started = time.perf_counter()
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - the kind is asserted after
+        run(call)
+    return time.perf_counter() - started, caught.value
+
+
+# ---------------------------------------------------------------- time
+
+
+def test_an_answer_sent_one_byte_at_a_time_ends_at_the_deadline():
+    def handler(request):
+        return httpx.Response(200, content=trickle(b'{"result": "ok"}' * 100, 0.05))
+
+    seconds, error = elapsed(client_for(handler, Bounds(deadline=1.0)).healthcheck())
+    assert isinstance(error, ApiTimeoutError)
+    assert 0.9 < seconds < 3
+    assert str(error).startswith("No complete answer from https://bank.example within 1 s")
+    assert "(x-request-id " in str(error)
+
+
+def test_headers_that_never_come_end_at_the_deadline():
+    async def handler(request):
+        await asyncio.sleep(30)
+        return httpx.Response(200)
+
+    seconds, error = elapsed(client_for(handler, Bounds(deadline=0.5)).healthcheck())
+    assert isinstance(error, ApiTimeoutError) and seconds < 2
+
+
+def test_an_error_body_sent_slowly_ends_at_the_deadline():
+    def handler(request):
+        return httpx.Response(500, content=trickle(b"x" * 1000, 0.05))
+
+    seconds, error = elapsed(client_for(handler, Bounds(deadline=1.0)).healthcheck())
+    assert isinstance(error, ApiTimeoutError) and seconds < 3
+
+
+def test_a_statement_is_bounded_in_total_time():
+    record = (
+        b'{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        b'"currency":"EUR","description":"x","balance_after":1}'
+    )
+
+    async def endless():
+        yield b"["
+        while True:
+            await asyncio.sleep(0.01)
+            yield record + b","
+
+    def handler(request):
+        return httpx.Response(200, content=endless())
+
+    client = client_for(handler, Bounds(stream_total=1.0))
+    call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    seconds, error = elapsed(call)
+    assert isinstance(error, ApiTimeoutError) and 0.9 < seconds < 3
+    assert "did not end within 1 s" in str(error) and "(x-request-id " in str(error)
+
+
+# ---------------------------------------------------------------- size
+
+
+def peak_mb(call) -> tuple[float, BaseException]:
+    tracemalloc.start()
+    try:
+        with pytest.raises(Exception) as caught:  # noqa: PT011 - the kind is asserted after
+            run(call)
+        return tracemalloc.get_traced_memory()[1] / MiB, caught.value
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_100_mb_answer_is_refused_at_the_cap_without_holding_it():
+    def handler(request):
+        return httpx.Response(200, content=lazily(b" " * MiB, 100))
+
+    peak, error = peak_mb(client_for(handler).healthcheck())
+    assert isinstance(error, ResponseValidationError)
+    assert "is larger than 16,384 KiB" in str(error)
+    assert peak < 40
+
+
+def test_a_100_mb_error_body_is_cut_and_the_status_still_typed():
+    def handler(request):
+        return httpx.Response(500, content=lazily(b"x" * MiB, 100))
+
+    peak, error = peak_mb(client_for(handler).healthcheck())
+    assert isinstance(error, ServerError) and not error.has_error_body
+    assert peak < 20
+
+
+def test_a_gzip_bomb_is_stopped_at_the_cap():
+    bomb = gzip.compress(b"\0" * (200 * MiB), compresslevel=9)
+    assert len(bomb) < 300 * 1024
+
+    def handler(request):
+        return httpx.Response(200, headers={"content-encoding": "gzip"}, content=lazily(bomb, 1))
+
+    peak, error = peak_mb(client_for(handler).healthcheck())
+    assert isinstance(error, ResponseValidationError) and "larger than" in str(error)
+    assert peak < 40
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_compressed_answers_are_read_and_broken_ones_typed(encoding):
+    body = b'{"result": "ok"}'
+    packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
+
+    def good(request):
+        return httpx.Response(
+            200, headers={"content-encoding": encoding}, content=lazily(packed, 1)
+        )
+
+    assert run(client_for(good).healthcheck()).result == "ok"
+
+    def broken(request):
+        return httpx.Response(
+            200, headers={"content-encoding": encoding}, content=lazily(packed[:-6] + b"!!", 1)
+        )
+
+    with pytest.raises(ResponseValidationError, match=f"could not be decoded: broken {encoding}"):
+        run(client_for(broken).healthcheck())
+
+    def unknown(request):
+        return httpx.Response(200, headers={"content-encoding": "br"}, content=lazily(body, 1))
+
+    with pytest.raises(ResponseValidationError, match="content encoding 'br'"):
+        run(client_for(unknown).healthcheck())
+
+
+# ---------------------------------------------------------------- the statement stream
+
+
+def test_junk_in_a_statement_fails_early_and_in_linear_time(monkeypatch):
+    validated = []
+    adapter = statement_module._RECORDS
+
+    class Counting:
+        def validate_json(self, data):
+            validated.append(len(data))
+            return adapter.validate_json(data)
+
+    monkeypatch.setattr(statement_module, "_RECORDS", Counting())
+    sent = []
+
+    async def junk():
+        yield b"["
+        for _ in range(52):
+            sent.append(MiB)
+            yield b'{"description": "},' * (MiB // 20)
+
+    def handler(request):
+        return httpx.Response(200, content=junk())
+
+    client = client_for(handler)
+    call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    seconds, error = elapsed(call)
+    assert isinstance(error, ResponseValidationError)
+    assert "(x-request-id " in str(error)
+    assert len(sent) < 10  # stopped long before the 52 MB were sent
+    assert sum(validated) < 4 * sum(sent)
+
+
+def test_records_with_braces_in_their_text_are_read_whole_in_linear_time(monkeypatch):
+    validated = []
+    adapter = statement_module._RECORDS
+
+    class Counting:
+        def validate_json(self, data):
+            validated.append(len(data))
+            return adapter.validate_json(data)
+
+    monkeypatch.setattr(statement_module, "_RECORDS", Counting())
+    record = (
+        b'{"id":"%d","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        b'"currency":"EUR","description":"a},{b","balance_after":1}'
+    )
+    body = b"[" + b",".join(record % n for n in range(40_000)) + b"]"
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))
+
+    client = client_for(handler)
+    records = run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert [r["id"] for r in records] == [str(n) for n in range(40_000)]
+    assert records[0]["description"] == "a},{b"
+    assert sum(validated) < 3 * len(body)
+
+
+def test_a_record_longer_than_the_bound_is_refused():
+    huge = b'[{"id":"1","description":"' + b"x" * (3 * MiB) + b'"}]'
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(huge, 1))
+
+    client = client_for(handler, Bounds(record_bytes=MiB))
+    with pytest.raises(ResponseValidationError, match="no record ends within 1,048,576 bytes"):
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+
+
+# ---------------------------------------------------------------- addresses and reasons
+
+
+@pytest.mark.parametrize(
+    ("base_url", "problem"),
+    [
+        ("http://bank.example", "use https: only this computer may be reached by http"),
+        ("https://user:s3cret@bank.example", "must not carry a user or password"),
+        ("ftp://bank.example", "an address such as https://api.bank.example"),
+        ("https://bank.example/?x=1", "must not carry a query"),
+    ],
+)
+def test_addresses_the_desk_must_not_call_are_refused_before_sending(base_url, problem):
+    with pytest.raises(InvalidInput, match=problem) as caught:
+        Transport(Profile(base_url, "demo", "pw", "PC"))
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080", "http://localhost", "http://[::1]"])
+def test_plain_http_to_this_computer_is_allowed(base_url):
+    Transport(Profile(base_url, "demo", "pw", "PC"))
+
+
+def test_a_dropped_connection_says_why_and_quotes_the_request_id():
+    def handler(request):
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError as cause:
+            raise httpx.ReadError("") from cause
+
+    with pytest.raises(ApiConnectionError) as caught:
+        run(client_for(handler).healthcheck())
+    message = str(caught.value)
+    assert message.startswith(
+        "Cannot reach https://bank.example: the connection broke while reading the answer "
+        "([Errno 104] Connection reset by peer) (x-request-id "
+    )
+    assert caught.value.request_id in message
+
+
+def test_every_transport_failure_has_a_reason():
+    for kind in (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadTimeout):
+        assert describe_transport_error(kind(""))
+    assert describe_transport_error(httpx.ConnectError("")) == (
+        "the connection was refused or failed"
+    )
