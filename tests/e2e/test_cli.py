@@ -1,12 +1,12 @@
 """The partner-desk command as a support agent runs it in a terminal."""
 
 import os
-import socket
-import threading
-import time
 import re
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import httpx
