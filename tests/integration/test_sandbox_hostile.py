@@ -88,12 +88,13 @@ def test_idempotency_is_keyed_on_the_user_not_the_header_spelling(admin, bank):
     opened = set()
     for scheme in ("Basic", "basic", "BASIC"):
         response = admin.post(
-            f"/v1/clients/{DEMO_PERSON_ID}/accounts",
+            "/v1/clients/C0000004/accounts",
             headers={**PC, "x-request-id": request_id, "authorization": f"{scheme} {encoded}"},
         )
         assert response.status_code == 200
         opened.add(response.json()["id"])
     assert len(opened) == 1
+    assert sum(1 for a in bank.accounts.values() if a.client_id == "C0000004") == 1
 
 
 @pytest.mark.parametrize("amount", [b"100.0", b"1e2", b"1E+2", b"100.5"])

@@ -163,6 +163,8 @@ class AccountsArea:
             )
         except ApiError as exc:
             self._presenter.show(exc, lambda: self.operate(operation))
+            # the account may have changed meanwhile: show it as it is now
+            await self._load(self._client_id, select=account.id)
             return
         await self._load(self._client_id, select=account.id)
         self.view.status.setText(f"Account {account.iban} is {result.result}")

@@ -21,6 +21,10 @@ from PySide6.QtWidgets import (
 
 from app.ui.accounts.model import RowsModel
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.widgets import fit_placeholder, show_rows
+
+# a sandbox account holds five currencies; a real one seldom more at once
+STARTING_CURRENCIES = ("EUR", "USD", "GBP", "CHF", "JPY")
 
 
 def _table(model: RowsModel) -> QTableView:
@@ -40,7 +44,7 @@ class AccountsView(QWidget):
         self.client_id = QLineEdit()
         self.client_id.setObjectName("accountsClientId")
         self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
-        self.client_id.setMaxLength(64)
+        fit_placeholder(self.client_id)
         self.show_button = QPushButton("Show accounts")
         self.open_button = QPushButton("Open account")
         self.open_button.setObjectName("openAccount")
@@ -59,9 +63,9 @@ class AccountsView(QWidget):
         self.balance_date.setCalendarPopup(True)
         self.balance_date.setDisplayFormat("yyyy-MM-dd")
         self.balance_date.setDate(QDate.currentDate())
-        self.balance_date.setEnabled(False)
         self.at_date = QCheckBox("At date")
-        self.at_date.toggled.connect(self.balance_date.setEnabled)
+        # typing or picking a date asks for the balance at that date
+        self.balance_date.dateChanged.connect(lambda _day: self.at_date.setChecked(True))
         self.balance_currency = QComboBox()
         self.balance_currency.setEditable(True)
         self.balance_currency.addItems(CURRENCY_CHOICES)
@@ -70,6 +74,7 @@ class AccountsView(QWidget):
         self.balances.right_aligned = {1, 2}
         self.balance_table = _table(self.balances)
         self.balance_table.setObjectName("balanceTable")
+        show_rows(self.balance_table, len(STARTING_CURRENCIES))
 
         who = QHBoxLayout()
         who.addWidget(QLabel("Client:"))

@@ -46,7 +46,8 @@ class ClientsArea:
         )
         view.filter.text.setText(str(settings.value("clients/filter", "")))
         view.filter.applied.connect(self.apply_filter)
-        self.model.failed.connect(lambda exc: self._presenter.show(exc, self.refresh))
+        self.model.failed.connect(self._failed)
+        self.model.modelReset.connect(self._selection_changed)
         self.model.page_loaded.connect(self._loaded)
         view.new_person.clicked.connect(lambda: self.open_create("person"))
         view.new_company.clicked.connect(lambda: self.open_create("company"))
@@ -75,6 +76,7 @@ class ClientsArea:
         return self.model.pending
 
     def refresh(self) -> None:
+        self.view.status.setText("Loading…")
         self.model.reload(self.model.filter)
 
     def apply_filter(self, text: str | None) -> None:
@@ -85,6 +87,14 @@ class ClientsArea:
     def focus_filter(self) -> None:
         self.view.filter.text.setFocus()
         self.view.filter.text.selectAll()
+
+    def _failed(self, error: ApiError) -> None:
+        loaded = self.model.rowCount()
+        self.view.status.setText(
+            f"Loading failed after {loaded:,} clients" if loaded else "Loading failed"
+        )
+        self._selection_changed()
+        self._presenter.show(error, self.refresh)
 
     def _loaded(self, count: int) -> None:
         more = "" if not self.model.canFetchMore(QModelIndex()) else " (scroll for more)"

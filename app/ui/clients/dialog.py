@@ -377,8 +377,14 @@ class ClientDialog(QDialog):
                 reason = reason or "Nothing changed: there is nothing to save"
                 self.changes.setText("No changes to save.")
             else:
-                described = [f"{k} (cleared)" if v is None else k for k, v in changes.items()]
-                self.changes.setText("Will send: " + ", ".join(described))
+                # a field to correct is not sent: only what would go out is listed
+                marked = {path[0] for path in found}
+                described = [
+                    f"{k} (cleared)" if v is None else k
+                    for k, v in changes.items()
+                    if k not in marked
+                ]
+                self.changes.setText("Will send: " + ", ".join(described) if described else "")
         self.save_button.setEnabled(not reason and not self._sending)
         self.save_button.setToolTip(reason)
 

@@ -204,6 +204,7 @@ class SignInDialog(QDialog):
             return
         finally:
             self.sign_in_button.setEnabled(True)
+            self.sign_in_button.setDefault(True)  # disabling it took that away
         if not profile.is_sandbox:
             self._store.save(profile)
             self._credentials.set(profile.name, profile.user, password)

@@ -46,6 +46,7 @@ class IbanArea:
         self._info = None
         if not text.strip():
             view.validity.setText(" ")
+            self._clear()
             return None
         # the bank registry loads on first use, not at start-up
         from app.core.iban import IbanError, validate
@@ -55,10 +56,12 @@ class IbanArea:
         except IbanError as exc:
             view.validity.setStyleSheet(_BAD_STYLE)
             view.validity.setText(str(exc))
+            self._clear()  # never another IBAN's bank data beside this one
             return None
         view.validity.setStyleSheet(_OK_STYLE)
         view.validity.setText(f"Valid IBAN ({info.country}, bank code {info.bank_code})")
         view.copy_button.setEnabled(True)
+        self._show(info, None, "Offline registry (Look up asks the API)")
         self._info = info
         return info
 
@@ -96,6 +99,10 @@ class IbanArea:
         }
         for key, value in values.items():
             self.view.fields[key].setText(value)
+
+    def _clear(self) -> None:
+        for label in self.view.fields.values():
+            label.setText("—")
 
     def _copy(self) -> None:
         if self._info is not None:

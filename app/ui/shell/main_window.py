@@ -121,8 +121,9 @@ class MainWindow(QMainWindow):
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         quit_action = QAction("Quit", self)
-        quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
-        quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        # Ctrl+Q everywhere, plus the platform's own quit key where it has another
+        keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
+        quit_action.setShortcuts(list(dict.fromkeys(keys)))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
         self.addAction(quit_action)

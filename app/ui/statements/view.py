@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.common.balance_chart import BalanceChart
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import (
     ACCOUNT,
     AMOUNT,
@@ -53,8 +54,7 @@ class StatementView(QWidget):
         self.client_id = QLineEdit()
         self.client_id.setObjectName("statementClientId")
         self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
-        self.client_id.setMaxLength(64)
-        self.client_id.setMinimumWidth(170)
+        fit_placeholder(self.client_id)
         self.account = QComboBox()
         self.account.setObjectName("statementAccount")
         self.account.setEditable(True)

@@ -156,3 +156,53 @@ def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
     run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 1))
     assert window.area(StatementsArea).view.account.currentText() == iban
     run_on(qloop, window.aclose())
+
+
+def test_a_refused_action_shows_the_account_as_it_is_now(qtbot, qloop, sandbox, settings, admin):
+    client_id = new_client(qloop, sandbox.url)
+
+    async def with_account():
+        client = make_client(sandbox.url)
+        account = await client.create_account(client_id)
+        await client.aclose()
+        return account
+
+    account = run_on(qloop, with_account())
+    window, view, accounts = open_accounts(qtbot, qloop, sandbox, settings, client_id)
+    view.table.selectRow(0)
+    assert cells(view.model, 0)[3] == "active"
+    # someone else disables it meanwhile; this desk still shows it active
+    admin.post(
+        f"/v1/clients/{client_id}/accounts/{account.id}/disable",
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "PD"},
+    )
+    view.disable_button.click()
+    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    assert window.presenter.open_boxes[-1].windowTitle() == "Operation not allowed"
+    run_on(qloop, until(lambda: cells(view.model, 0)[3] == "disabled"))
+    assert view.enable_button.isEnabled() and not view.disable_button.isEnabled()
+    window.presenter.open_boxes[-1].done(0)
+    run_on(qloop, window.aclose())
+
+
+def test_every_balance_shows_and_the_date_can_be_typed(qtbot, qloop, sandbox, settings):
+    window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
+    view.table.selectRow(0)
+    assert view.balance_date.isEnabled() and not view.at_date.isChecked()
+    view.balance_date.setDate(view.balance_date.date().addDays(-1))  # typing a date
+    assert view.at_date.isChecked()
+    view.at_date.setChecked(False)
+
+    async def balance():
+        view.balance_button.click()
+        await until(lambda: view.balances.rowCount() == 5)
+
+    run_on(qloop, balance())
+    qtbot.waitUntil(lambda: view.balance_table.isVisible())
+    assert view.balance_table.verticalScrollBar().maximum() == 0  # all five rows in view
+    for edit in (view.client_id, window.area(StatementsArea).view.client_id):
+        needed = edit.fontMetrics().horizontalAdvance(edit.placeholderText())
+        assert edit.minimumWidth() > needed  # the placeholder is never cut
+    run_on(qloop, window.aclose())

@@ -361,3 +361,112 @@ def test_edit_a_company_and_the_generic_box_for_a_500(qtbot, qloop, sandbox, set
     assert "website" not in stored
     assert clients.model.data(clients.model.index(row, 2)) == "Baltic Widgets UAB"
     run_on(qloop, window.aclose())
+
+
+def test_an_edit_after_an_unknown_outcome_learns_it_first_and_never_makes_two(
+    qtbot, qloop, sandbox, settings, admin, bank
+):
+    window, _view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    dialog = new_person_dialog(qloop, clients)
+    reference = "REG-U-" + uuid.uuid4().hex[:6]
+    dialog.reference.setText(reference)
+    fill(dialog, {**PERSON, ("email",): f"{reference.lower()}@example.lt"})
+    # the create is carried out, but its answer is lost: a 500 after the action
+    admin.post(
+        "/_sandbox/faults",
+        json={"status": 500, "count": 1, "mode": "after", "path_contains": "/v2/clients"},
+    )
+    admin.delete("/_sandbox/requests")
+    first_key = dialog.action.key
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    window.presenter.open_boxes[-1].button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.isVisible() and dialog.action.outcome_unknown
+    # the user edits, then saves: the first request goes again with its key first
+    fill(dialog, {("last_name",): "Edited", ("external_id",): "EXT-U"})
+    dialog.buttons.accepted.emit()
+    run_on(qloop, until(lambda: not dialog.isVisible()))
+    mine = [c for c in bank.clients.values() if c.external_reference == reference]
+    assert len(mine) == 1
+    assert mine[0].details["last_name"] == "Edited" and mine[0].details["external_id"] == "EXT-U"
+    calls = [
+        (e["method"], e["status"], e["request_id"]) for e in admin.get("/_sandbox/requests").json()
+    ]
+    writes = [c for c in calls if c[0] in ("POST", "PUT")]
+    assert writes[:2] == [("POST", 500, first_key), ("POST", 200, first_key)]
+    assert writes[2][:2] == ("PUT", 200) and writes[2][2] != first_key
+    assert len(writes) == 3
+    run_on(qloop, until(lambda: clients.notice is not None))
+    assert clients.notice.text() == (
+        "The first Save's outcome was unknown, so it was sent again with its request ID: "
+        f"client {mine[0].id} was created with what you first entered. "
+        "Your later changes were then saved to it."
+    )
+    clients.notice.done(0)
+    run_on(qloop, window.aclose())
+
+
+def test_form_checks_speak_plainly_show_every_problem_and_never_cut_text(
+    qtbot, qloop, sandbox, settings
+):
+    window, _view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    dialog = new_person_dialog(qloop, clients)
+    fill(
+        dialog,
+        {
+            **PERSON,
+            ("first_name",): "N" * 101,
+            ("birth_date",): "1990-02-30",
+            ("contact_mobile_number",): "0612",
+            ("address", "country"): "XX",
+            ("ip",): "300.1.1.1",
+        },
+    )
+    assert len(dialog.inputs[("first_name",)].text()) == 101  # shown, not cut
+    problems = {p: label.text() for p, label in dialog.problems.items() if label.text()}
+    assert problems == {
+        ("external_reference",): "Required",
+        ("first_name",): "At most 100 characters (101 now)",
+        ("birth_date",): "1990-02-30 is not a day of the calendar",
+        (
+            "contact_mobile_number",
+        ): "Enter + and the country code, then the number: like +37061234567",
+        ("address", "country"): "Enter a two-letter country code such as LT",
+        ("ip",): "Enter an IPv4 address like 192.0.2.10",
+    }
+    assert dialog.save_button.toolTip() == "6 fields to correct first"
+    height = dialog.sizeHint().height()
+    fill(dialog, {("first_name",): "Nora"})
+    assert dialog.sizeHint().height() == height  # the form does not jump
+    dialog.reject()
+
+    # an edit: emptying a required field is marked, never sent as a clearing
+    row = next(
+        r
+        for r in range(clients.model.rowCount())
+        if clients.model.data(clients.model.index(r, 1)) == "Person"
+    )
+    clients.view.table.selectRow(row)
+    clients.open_edit()
+    run_on(qloop, until(lambda: clients.dialog is not dialog and clients.dialog.isVisible()))
+    edit = clients.dialog
+    fill(edit, {("first_name",): "", ("middle_name",): "Extra"})
+    assert edit.problems[("first_name",)].text() == "Required: it cannot be cleared"
+    assert edit.changes.text() == "Will send: middle_name"
+    assert not edit.save_button.isEnabled()
+    edit.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_a_failed_list_clears_the_count_and_the_actions(qtbot, qloop, sandbox, settings, admin):
+    window, view, clients = open_clients(qtbot, qloop, sandbox, settings)
+    view.table.selectRow(0)
+    assert view.edit.isEnabled() and "clients" in view.status.text()
+    admin.post("/_sandbox/faults", json={"status": 500, "count": 1, "path_contains": "/v2/clients"})
+    clients.refresh()
+    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    assert clients.model.rowCount() == 0
+    assert view.status.text() == "Loading failed"
+    assert not view.edit.isEnabled() and not view.accounts.isEnabled()
+    window.presenter.open_boxes[-1].done(0)
+    run_on(qloop, window.aclose())

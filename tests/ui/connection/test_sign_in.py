@@ -142,3 +142,81 @@ def test_interrupted_statement_load_runs_again_after_signing_in(qtbot, qloop, sa
     )
     assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
     run_on(qloop, window.aclose())
+
+
+def test_enter_after_a_failed_sign_in_signs_in_and_deleting_asks_first(
+    qtbot, qloop, sandbox, settings
+):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.open_sign_in()
+    dialog = window.sign_in_dialog
+    describe(dialog, sandbox.url, "demo")
+    submit(qloop, dialog)
+    assert settings.value("connection/last") == "Local"
+    window.open_sign_in()
+    dialog = window.sign_in_dialog
+    assert dialog.profile.currentText() == "Local"
+    dialog.password.setText("wrong")
+    submit(qloop, dialog, "Sign-in refused: check the user and the password.")
+    assert dialog.sign_in_button.isDefault() and not dialog.delete_button.autoDefault()
+    assert not dialog.delete_button.hasFocus()
+
+    async def press_enter():
+        qtbot.keyClick(dialog, Qt.Key.Key_Return)  # signs in again, deletes nothing
+        await until(lambda: dialog.problem.text() == "Signing in…")
+        await until(lambda: dialog.problem.text().startswith("Sign-in refused"))
+
+    run_on(qloop, press_enter())
+    assert "Local" in window.profiles.names()
+    # another profile: the old problem goes
+    dialog.profile.setCurrentText(SANDBOX)
+    assert dialog.problem.text() == ""
+    dialog.profile.setCurrentText("Local")
+
+    dialog.delete_button.click()
+    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    assert (
+        dialog.confirmation.text()
+        == "Delete the connection profile 'Local' and its saved password?"
+    )
+    dialog.confirmation.button(QMessageBox.StandardButton.No).click()
+    run_on(qloop, until(lambda: dialog.confirmation is None))
+    assert "Local" in window.profiles.names()
+    dialog.delete_button.click()
+    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    run_on(qloop, until(lambda: "Local" not in window.profiles.names()))
+    assert settings.value("connection/last") == SANDBOX  # never left pointing at it
+    assert dialog.profile.findText("Local") < 0
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_open_account_after_a_401_runs_again_with_its_request_id(
+    qtbot, qloop, sandbox, settings, admin
+):
+    from app.ui.accounts import AccountsArea
+
+    window = window_for(qtbot, qloop, sandbox, settings)
+    accounts = window.area(AccountsArea)
+    window.show_area("Accounts")
+    accounts.show_client("C0000003")
+    run_on(qloop, until(lambda: accounts.view.model.rowCount() >= 0 and accounts._client_id))
+    before = accounts.view.model.rowCount()
+    window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
+    admin.delete("/_sandbox/requests")
+
+    async def open_account():
+        accounts.view.open_button.click()
+        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
+
+    run_on(qloop, open_account())
+    submit(qloop, window.sign_in_dialog)
+    run_on(qloop, until(lambda: accounts.view.model.rowCount() == before + 1))
+    posts = [e for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"]
+    assert [e["status"] for e in posts] == [401, 200]
+    assert posts[0]["request_id"] == posts[1]["request_id"]
+    run_on(qloop, window.aclose())

@@ -89,3 +89,19 @@ def qtbot_left():
     from PySide6.QtCore import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+def test_the_400_box_shows_the_service_text_character_for_character(qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel
+
+    presenter = ErrorPresenter()
+    markup = {**BODY, "failure_message": "<b>Amount</b> &amp; fee<br>too <i>large</i>"}
+    box = presenter.show(BadRequest("x", status=400, **markup))
+    qtbot.addWidget(box)
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    assert box.text() == "<b>Amount</b> &amp; fee<br>too <i>large</i>\nError: 8f1c2d"
+    shown = box.findChild(QLabel, "qt_msgbox_label")
+    assert shown.textFormat() == Qt.TextFormat.PlainText
+    assert shown.text() == box.text()
+    box.done(0)

@@ -3,7 +3,8 @@
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.ui.iban import IbanArea
 from app.ui.shell.main_window import Backend, MainWindow
@@ -100,4 +101,30 @@ def test_geometry_is_remembered(qtbot, qloop, sandbox, settings):
     again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
     qtbot.addWidget(again)
     assert (again.width(), again.height()) == (790, 540)
+    run_on(qloop, window.aclose())
+
+
+def test_ctrl_q_quits(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()  # shortcuts go to the active window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")
+    qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    assert not window.isVisible()
+    run_on(qloop, window.aclose())
+
+
+def test_an_invalid_iban_clears_the_previous_bank_data(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    view = window.area(IbanArea).view
+    view.input.setText("DE89 3704 0044 0532 0130 00")
+    assert view.fields["bic"].text() == "COBADEFFXXX"  # offline, as typed
+    view.input.setText("DE89 3704 0044 0532 0130 01")
+    assert all(label.text() == "—" for label in view.fields.values())
     run_on(qloop, window.aclose())

@@ -1,0 +1,20 @@
+"""Sizing helpers the areas share, so nothing a user needs to read is cut off."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLineEdit, QTableView
+
+_FRAME = 24  # the edit's frame, margins and clear button
+
+
+def fit_placeholder(edit: QLineEdit) -> None:
+    """Wide enough to show the whole placeholder."""
+    width = edit.fontMetrics().horizontalAdvance(edit.placeholderText()) + _FRAME
+    edit.setMinimumWidth(max(edit.minimumWidth(), width))
+
+
+def show_rows(table: QTableView, rows: int) -> None:
+    """Tall enough to show this many rows and the header without scrolling."""
+    header = table.horizontalHeader().sizeHint().height()
+    height = header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth()
+    table.setMinimumHeight(height + 2)
