@@ -13,10 +13,15 @@ request again with its key (``last_request``), and build the edit on what that a
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from app.api.errors import ApiError
-from app.api.transport import new_request_id
+
+
+def new_request_id() -> str:
+    """A fresh x-request-id: one per user action, kept with its form for every retry."""
+    return uuid.uuid4().hex
 
 
 class OutcomeUnknown(Exception):

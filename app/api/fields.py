@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field, StringConstraints
 
 from app.core import limits
 from app.core.countries import is_country
-from app.core.limits import Bound
+from app.core.limits import EMAIL_PATTERN, PHONE_PATTERN, Bound
 from app.core.money import is_currency
 
 
@@ -44,7 +44,5 @@ FeeAmount = Annotated[int, Field(ge=limits.FEE_AMOUNT.low, le=limits.FEE_AMOUNT.
 Currency = Annotated[str, text(limits.CURRENCY), AfterValidator(_currency)]
 Country = Annotated[str, text(limits.COUNTRY), AfterValidator(_country)]
 Ip = Annotated[str, text(limits.IP), AfterValidator(_ipv4)]
-PHONE_PATTERN = r"^\+[1-9][0-9]{6,14}$"
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 Phone = Annotated[str, StringConstraints(pattern=PHONE_PATTERN, max_length=limits.PHONE.high)]
 Email = Annotated[str, StringConstraints(pattern=EMAIL_PATTERN, max_length=limits.EMAIL.high)]

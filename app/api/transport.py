@@ -18,7 +18,6 @@ import ipaddress
 import logging
 import ssl
 import time
-import uuid
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import ValidationError
 
+from app.api.action import new_request_id
 from app.api.errors import (
     ApiConnectionError,
     ApiError,
@@ -42,11 +42,6 @@ from app.core import limits
 log = logging.getLogger("partner_desk.api")
 
 MiB = 1024 * 1024
-
-
-def new_request_id() -> str:
-    """A fresh x-request-id: one per user action, kept with its form for every retry."""
-    return uuid.uuid4().hex
 
 
 @dataclass(frozen=True)

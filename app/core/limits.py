@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.core.filter import FieldType
+if TYPE_CHECKING:
+    from app.core.filter import FieldType
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,9 @@ COUNTRY = Bound(2, 2)
 IP = Bound(7, 15)
 EMAIL = Bound(0, 254)
 PHONE = Bound(0, 16)
+
+PHONE_PATTERN = r"^\+[1-9][0-9]{6,14}$"  # international, a leading + and 7 to 15 digits
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 # ---------------------------------------------------------------- persons and companies
 STREET = Bound(1, 140)

@@ -9,9 +9,8 @@ import ipaddress
 import re
 from collections.abc import Callable
 
-from app.api.fields import EMAIL_PATTERN, PHONE_PATTERN
 from app.core.countries import is_country
-from app.core.limits import Bound
+from app.core.limits import EMAIL_PATTERN, PHONE_PATTERN, Bound
 
 Check = Callable[[str], str | None]
 
