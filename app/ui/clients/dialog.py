@@ -171,10 +171,11 @@ class ClientDialog(QDialog):
         grid.setColumnStretch(1, 1)
         grid.setColumnMinimumWidth(2, 330)
         self.inputs: dict[tuple[str, ...], QLineEdit | QComboBox] = {}
+        self._labels: dict[tuple[str, ...], str] = {}
         self.problems: dict[tuple[str, ...], QLabel] = {}
         self.reference = QLineEdit()
         self.reference.setObjectName("external_reference")
-        self.reference.setPlaceholderText("reference in the external registration system")
+        self.reference.setPlaceholderText("reference in the registration system")
         self._reference_row = self._add_row(grid, REFERENCE, "External reference:", self.reference)
         for field in self.fields:
             widget: QLineEdit | QComboBox
@@ -206,13 +207,20 @@ class ClientDialog(QDialog):
         if original is not None:
             self._fill(original)
         self._show_mode()
-        for widget in [*self.inputs.values()]:
+        # a field the user has not come to yet is not called "Required" before Save is tried
+        self._touched: set[tuple[str, ...]] = set()
+        self._save_tried = False
+        for path, widget in self.inputs.items():
             signal = (
                 widget.textChanged if isinstance(widget, QLineEdit) else widget.currentTextChanged
             )
-            signal.connect(self.refresh)
+            signal.connect(lambda _text, path=path: self._edited(path))
         self._task: asyncio.Task[None] | None = None
         self._sending = False
+        self.refresh()
+
+    def _edited(self, path: tuple[str, ...]) -> None:
+        self._touched.add(path)
         self.refresh()
 
     def _add_row(
@@ -230,6 +238,7 @@ class ClientDialog(QDialog):
         grid.addWidget(problem, row, 2)
         self.inputs[path] = widget
         self.problems[path] = problem
+        self._labels[path] = label.rstrip(":").removesuffix(" (optional)")
         return caption, widget, problem
 
     @staticmethod
@@ -363,6 +372,8 @@ class ClientDialog(QDialog):
         found = self.field_problems()
         for path, label in self.problems.items():
             problem = found.get(path, "")
+            if problem.startswith("Required") and not (self._save_tried or path in self._touched):
+                problem = ""
             label.setText(problem)
             label.setToolTip(problem)
             widget = self.reference if path == REFERENCE else self.inputs[path]
@@ -370,7 +381,8 @@ class ClientDialog(QDialog):
         reason = ""
         if found:
             count = len(found)
-            reason = f"{count} field{'s' if count != 1 else ''} to correct first"
+            names = ", ".join(self._labels[path] for path in found)
+            reason = f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
         if self.client_id is not None:
             changes = self.changed_values()
             if not changes:
@@ -393,6 +405,7 @@ class ClientDialog(QDialog):
     def save(self) -> None:
         if self._task is not None and not self._task.done():
             return
+        self._save_tried = True
         self.refresh()
         if not self.save_button.isEnabled():
             return
