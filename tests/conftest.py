@@ -76,8 +76,7 @@ def admin(sandbox_url: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=sandbox_url, timeout=30) as client:
         client.delete("/_sandbox/requests")
         yield client
-        client.post("/_sandbox/faults", json={"count": 0, "mode": "before"})
-        client.post("/_sandbox/faults", json={"count": 0, "mode": "after"})
+        client.delete("/_sandbox/faults")
 
 
 def make_client(

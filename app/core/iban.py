@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schwifty import IBAN, registry
+from schwifty import BIC, IBAN, registry
 from schwifty.exceptions import SchwiftyException
 
 from app.core.countries import country_name
@@ -79,3 +79,25 @@ def validate(text: str) -> IbanInfo:
         address=address,
         sepa=bool(iban.in_sepa_zone),
     )
+
+
+@dataclass(frozen=True)
+class BicInfo:
+    bic: str
+    country: str
+    bank: str | None  # None when the registry does not know the code
+
+
+def bic_info(text: str) -> BicInfo:
+    """A BIC checked offline (shape, country) with the bank's name when the registry knows it;
+    raises IbanError saying what is wrong."""
+    compact = normalize(text)
+    if len(compact) not in (8, 11) or not compact.isascii() or not compact.isalnum():
+        raise IbanError("A BIC has 8 or 11 letters and digits, like COBADEFFXXX")
+    try:
+        bic = BIC(compact)
+    except SchwiftyException as exc:
+        reason = "its country code is unknown" if "country" in str(exc).lower() else str(exc)
+        raise IbanError(f"Invalid BIC {compact}: {reason}") from None
+    names = list(bic.bank_names) if bic.exists else []
+    return BicInfo(bic=compact, country=bic.country_code, bank=names[0] if names else None)

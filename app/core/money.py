@@ -5,7 +5,8 @@ Amounts never pass through float: text is parsed with Decimal and scaled exactly
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 from functools import cache
 
 
@@ -38,22 +39,50 @@ def exponent(currency: str) -> int:
     return _exponents()[currency]
 
 
+_SPACES = str.maketrans("", "", " \u00a0\u202f\u2009")  # spaces that group digits
+_GROUPED = re.compile(r"[0-9]{1,3}([.,'][0-9]{3})+")
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def to_minor(text: str, currency: str) -> int:
-    """Parse an amount in major units ("1234.56", "1 234,56") into minor units."""
+    """An amount typed in major units, in the currency's own way — "1234.50", "1 234,50",
+    "1,234.50", "1.234,50", JPY "1 000" — as minor units. The last "." or "," before one or
+    more trailing digits is the decimal mark when the other mark groups the digits or it is
+    the only one; spaces group digits. Never through float."""
     places = exponent(currency)
-    cleaned = text.strip().replace(" ", "").replace("\u00a0", "")
-    if "," in cleaned and "." not in cleaned:
-        cleaned = cleaned.replace(",", ".")
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise MoneyError(f"{text!r} is not an amount") from None
-    if not value.is_finite():
-        raise MoneyError(f"{text!r} is not an amount")
-    scaled = value.scaleb(places)
-    if scaled != scaled.to_integral_value():
+    cleaned = text.strip().translate(_SPACES)
+    if not cleaned:
+        raise MoneyError("Enter an amount")
+    if cleaned.startswith("-"):
+        raise MoneyError("The amount must be positive")
+    whole, fraction = _split_decimal(cleaned, places)
+    if not _DIGITS.fullmatch(whole) and not _GROUPED.fullmatch(whole):
+        raise MoneyError(f"{text.strip()[:40]!r} is not an amount: use digits, like 1234.50")
+    if fraction and not _DIGITS.fullmatch(fraction):
+        raise MoneyError(f"{text.strip()[:40]!r} is not an amount: use digits, like 1234.50")
+    if len(fraction) > places:
+        if places == 0:
+            raise MoneyError(f"{currency} amounts have no decimals")
         raise MoneyError(f"{currency} amounts have at most {places} decimal places")
-    return int(scaled)
+    digits = "".join(ch for ch in whole if ch.isdigit())
+    if len(digits) > 15:
+        raise MoneyError("The amount is too large")
+    return int(Decimal(f"{digits}.{fraction or '0'}").scaleb(places))
+
+
+def _split_decimal(cleaned: str, places: int) -> tuple[str, str]:
+    """The whole part and the fraction; which mark is decimal follows to_minor's rule."""
+    marks = [i for i, ch in enumerate(cleaned) if ch in ".,"]
+    if not marks:
+        return cleaned, ""
+    last = marks[-1]
+    kinds = {cleaned[i] for i in marks}
+    if len(kinds) == 1 and len(marks) > 1:
+        return cleaned, ""  # "1,234,567": all group marks
+    if len(marks) == 1 and _GROUPED.fullmatch(cleaned) and places != 3:
+        # "1,234" or "1.234": three decimals cannot be meant unless the currency has them
+        return cleaned, ""
+    return cleaned[:last], cleaned[last + 1 :]
 
 
 def format_minor(amount: int, currency: str, *, with_code: bool = True) -> str:

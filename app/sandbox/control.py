@@ -18,6 +18,7 @@ from app.sandbox.http import Fault, SandboxState, encode, json_response, read_bo
 
 MAX_FAULT_COUNT = 1000
 MAX_PATH_CONTAINS = 200
+MAX_DELAY_MS = 30_000
 MAX_ADVANCE = dt.timedelta(days=3660)
 
 
@@ -58,23 +59,30 @@ def _controlled(handler: Callable[[Request, Any], Response]) -> Callable[[Reques
 
 
 def set_faults(request: Request, body: Any) -> Response:
-    """{"status": 408|500, "count": N, "mode": "before"|"after", "path_contains": text|null}:
-    the next N matching calls answer that status (count 0 clears)."""
-    spec = _object(body, {"status", "count", "mode", "path_contains"})
+    """{"status": 408|500, "count": N, "mode": "before"|"after"|"delay", "delay_ms": N,
+    "path_contains": text|null}: the next N matching calls answer that status, or (delay)
+    are answered delay_ms late (count 0 clears)."""
+    faults = _state(request).faults
+    if request.method == "DELETE":
+        faults.active.clear()
+        return json_response(encode({"faults": []}))
+    spec = _object(body, {"status", "count", "mode", "path_contains", "delay_ms"})
     status = spec.get("status", 408)
     if status not in (408, 500) or isinstance(status, bool):
         raise Refusal("status: must be 408 or 500")
     count = _integer(spec, "count", 1, 0, MAX_FAULT_COUNT)
     mode = spec.get("mode", "before")
-    if mode not in ("before", "after"):
-        raise Refusal("mode: must be before or after")
+    if mode not in ("before", "after", "delay"):
+        raise Refusal("mode: must be before, after or delay")
+    delay_ms = _integer(spec, "delay_ms", 0, 0, MAX_DELAY_MS)
+    if (mode == "delay") != (delay_ms > 0):
+        raise Refusal(f"delay_ms: from 1 to {MAX_DELAY_MS} with mode delay, and only then")
     path_contains = spec.get("path_contains")
     if path_contains is not None and (
         not isinstance(path_contains, str) or not 1 <= len(path_contains) <= MAX_PATH_CONTAINS
     ):
         raise Refusal(f"path_contains: must be text of 1 to {MAX_PATH_CONTAINS} characters")
-    faults = _state(request).faults
-    faults.set(Fault(status, count, mode, path_contains))
+    faults.set(Fault(status, count, mode, path_contains, delay_ms))
     return json_response(encode({"faults": [vars(f) for f in faults.active]}))
 
 
@@ -127,7 +135,7 @@ def reset(request: Request, body: Any) -> Response:
 
 def routes() -> list[BaseRoute]:
     return [
-        Route("/_sandbox/faults", _controlled(set_faults), methods=["POST"]),
+        Route("/_sandbox/faults", _controlled(set_faults), methods=["POST", "DELETE"]),
         Route("/_sandbox/requests", _controlled(journal), methods=["GET", "DELETE"]),
         Route("/_sandbox/clock", _controlled(clock), methods=["GET", "POST"]),
         Route("/_sandbox/reset", _controlled(reset), methods=["POST"]),

@@ -11,6 +11,7 @@ failed request changes nothing and two racing retries with one x-request-id act 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import datetime as dt
@@ -88,8 +89,11 @@ class Idempotency:
 class Fault:
     status: Literal[408, 500]
     remaining: int
-    mode: Literal["before", "after"]  # before: answer without acting; after: act, then answer
+    # before: answer the status without acting; after: act, then answer the status;
+    # delay: wait delay_ms, then serve the request as usual (a slow answer)
+    mode: Literal["before", "after", "delay"]
     path_contains: str | None
+    delay_ms: int = 0
 
 
 class Faults:
@@ -426,6 +430,9 @@ async def _respond(
     request_id: str | None,
 ) -> Response:
     path = request.url.path
+    slow = state.faults.take(path, "delay")
+    if slow is not None:
+        await asyncio.sleep(slow.delay_ms / 1000)
     fault = state.faults.take(path, "before")
     if fault is not None:
         return json_response(status_body(fault.status), fault.status)

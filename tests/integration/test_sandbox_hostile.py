@@ -191,7 +191,8 @@ def test_bodies_are_bounded_in_depth_size_and_kind(admin, bank):
         (b'{"count": 2.0}', "count: must be a whole number"),
         (b'{"path_contains": 5}', "path_contains: must be text"),
         (b'{"status": 404}', "status: must be 408 or 500"),
-        (b'{"mode": "sometimes"}', "mode: must be before or after"),
+        (b'{"mode": "sometimes"}', "mode: must be before, after or delay"),
+        (b'{"mode": "delay"}', "delay_ms: from 1 to 30000 with mode delay"),
         (b'{"nonsense": 1}', "nonsense: is not a known property"),
         (b"[1]", "must be a JSON object"),
     ],
@@ -213,3 +214,23 @@ def test_the_clock_control_moves_time_and_refuses_bad_bodies(admin, sandbox_url)
     before = admin.get("/_sandbox/clock").json()
     after = advance(sandbox_url, 1)
     assert before["frozen"] and after["now"] > before["now"]
+
+
+def test_a_delay_fault_slows_the_matching_answer_only(admin, bank):
+    iban = next(a.id for a in bank.accounts.values() if a.client_id == DEMO_PERSON_ID)
+    admin.post(
+        "/_sandbox/faults",
+        json={"mode": "delay", "delay_ms": 600, "count": 1, "path_contains": "/fee"},
+    )
+    started = time.perf_counter()
+    assert admin.get("/v1/healthcheck").status_code == 200
+    assert time.perf_counter() - started < 0.4  # not this one
+    started = time.perf_counter()
+    fee = admin.post(
+        f"/v1/accounts/{iban}/transfers/internal/fee",
+        json={"parameters": {"amount": 100, "currency": "EUR"}},
+        auth=AUTH,
+        headers=PC,
+    )
+    assert fee.status_code == 200 and time.perf_counter() - started >= 0.6
+    assert admin.delete("/_sandbox/faults").json() == {"faults": []}

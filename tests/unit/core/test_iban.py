@@ -26,3 +26,15 @@ def test_valid_iban_with_bank_data_from_the_offline_registry():
 def test_invalid_iban_says_what_is_wrong(text, reason):
     with pytest.raises(IbanError, match=reason):
         validate(text)
+
+
+def test_a_bic_is_checked_offline_with_the_bank_when_known():
+    from app.core.iban import bic_info
+
+    known = bic_info("coba de ff xxx")
+    assert (known.bic, known.country, known.bank) == ("COBADEFFXXX", "DE", "Commerzbank")
+    assert bic_info("CHASUS33").bank is None  # a valid shape the registry does not know
+    with pytest.raises(IbanError, match="8 or 11 letters and digits"):
+        bic_info("COBADE")
+    with pytest.raises(IbanError, match="its country code is unknown"):
+        bic_info("COBAZZFF")

@@ -24,6 +24,15 @@ def test_unknown_currency_is_refused():
         ("5", "JPY", 5),
         ("0.001", "KWD", 1),
         ("0.1", "EUR", 10),
+        ("1,234.50", "EUR", 123_450),
+        ("1.234,50", "EUR", 123_450),
+        ("1\u00a0234,50", "EUR", 123_450),
+        ("12,345,678.9", "USD", 1_234_567_890),
+        ("1,234", "EUR", 123_400),  # three decimals cannot be meant: a group mark
+        ("1.234", "EUR", 123_400),
+        ("1.234", "KWD", 1_234),  # the dinar has three decimals
+        ("1 000", "JPY", 1_000),
+        ("21474836.47", "EUR", 2_147_483_647),
     ],
 )
 def test_to_minor_is_exact(text, currency, minor):
@@ -31,16 +40,24 @@ def test_to_minor_is_exact(text, currency, minor):
 
 
 @pytest.mark.parametrize(
-    ("text", "reason"),
+    ("text", "currency", "reason"),
     [
-        ("1.234", "at most 2 decimal places"),
-        ("abc", "is not an amount"),
-        ("NaN", "is not an amount"),
+        ("1.2345", "EUR", "at most 2 decimal places"),
+        ("1.5", "JPY", "JPY amounts have no decimals"),
+        ("abc", "EUR", "is not an amount"),
+        ("NaN", "EUR", "is not an amount"),
+        ("1e5", "EUR", "is not an amount"),
+        ("1_000", "EUR", "is not an amount"),
+        ("\uff11\uff10", "EUR", "is not an amount"),  # full-width digits
+        ("-5", "EUR", "must be positive"),
+        ("", "EUR", "Enter an amount"),
+        ("1,23,4", "EUR", "is not an amount"),
+        ("9" * 20, "EUR", "too large"),
     ],
 )
-def test_to_minor_refuses(text, reason):
+def test_to_minor_refuses(text, currency, reason):
     with pytest.raises(MoneyError, match=reason):
-        to_minor(text, "EUR")
+        to_minor(text, currency)
 
 
 def test_format_minor():

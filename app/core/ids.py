@@ -1,0 +1,21 @@
+"""Identifiers the desk makes: UUIDv7 (RFC 9562), time-ordered, for transfer ids and events."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+
+def uuid7(now_ms: int | None = None) -> uuid.UUID:
+    """A version 7 UUID: 48 bits of Unix milliseconds, then 74 random bits."""
+    millis = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    if not 0 <= millis < 1 << 48:
+        raise ValueError("the time does not fit 48 bits of milliseconds")
+    random_bits = int.from_bytes(os.urandom(10), "big")
+    value = (millis << 80) | random_bits
+    value &= ~(0xF << 76)
+    value |= 0x7 << 76  # version 7
+    value &= ~(0x3 << 62)
+    value |= 0x2 << 62  # the RFC 4122 variant
+    return uuid.UUID(int=value)

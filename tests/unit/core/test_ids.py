@@ -1,0 +1,20 @@
+import uuid
+
+import pytest
+
+from app.core.ids import uuid7
+
+
+def test_uuid7_carries_the_time_and_sorts_by_it():
+    first = uuid7(now_ms=1_700_000_000_000)
+    later = uuid7(now_ms=1_700_000_000_001)
+    assert first.version == 7 and first.variant == uuid.RFC_4122
+    assert first.int >> 80 == 1_700_000_000_000
+    assert str(first) < str(later)
+    assert uuid7() != uuid7()  # random bits differ
+    assert len(str(first)) == 36  # fits a transfer id (at most 64)
+
+
+def test_a_time_beyond_48_bits_is_refused():
+    with pytest.raises(ValueError, match="48 bits"):
+        uuid7(now_ms=1 << 48)
