@@ -163,7 +163,7 @@ class ClientsArea:
             self.view.status.setText(f"Created client {saved.id}")
             self.model.reload(self.model.filter)
         else:
-            self.model.replace(saved)
+            self.model.replace_client(saved)
             self.view.status.setText(f"Saved client {saved.id}")
         if dialog.notice:
             # what happened to an earlier Save whose outcome was unknown

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as dt
-import itertools
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QDate, QSignalBlocker, QStandardPaths, Qt
+from PySide6.QtCore import QDate, QSignalBlocker, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
-from app.core.csv_export import neutralise_row
+from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.formatting import chosen_currency
 from app.ui.shell.areas import AreaContext
 from app.ui.statements.model import COLUMNS, daily_balances
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from app.api.banking import StatementRecord
-
-EXPORT_CHUNK = 5000
 
 
 class StatementsArea:
@@ -218,22 +214,9 @@ class StatementsArea:
     # -- export
 
     def choose_export_file(self) -> QFileDialog:
-        folder = str(self._settings.value("statement/export_folder", "")) or (
-            QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return choose_csv_file(
+            self.view, self._settings, "Export statement as CSV", "statement.csv", self.export_to
         )
-        dialog = QFileDialog(self.view, "Export statement as CSV", folder)
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter("CSV files (*.csv)")
-        dialog.setDefaultSuffix("csv")
-        dialog.selectFile("statement.csv")
-        dialog.fileSelected.connect(self._export_chosen)
-        dialog.open()  # never exec(): the loop keeps running
-        return dialog
-
-    def _export_chosen(self, chosen: str) -> None:
-        path = Path(chosen)
-        self._settings.setValue("statement/export_folder", str(path.parent))
-        self.export_to(path)
 
     def export_to(self, path: Path) -> asyncio.Task[None]:
         self.exporting = self._tasks.spawn(self._export(path))
@@ -244,20 +227,15 @@ class StatementsArea:
 
         view = self.view
         total = view.model.rowCount()
-        rows = view.model.export_rows()
         self._busy(True)
-        written = 0
         try:
-            with path.open("w", encoding="utf-8", newline="") as handle:
-                writer = csv.writer(handle)
-                writer.writerow(COLUMNS)
-                while chunk := list(itertools.islice(rows, EXPORT_CHUNK)):
-                    writer.writerows(neutralise_row(row) for row in chunk)
-                    written += len(chunk)
-                    view.status.setText(f"Exporting… {written:,} of {total:,} rows")
-                    await asyncio.sleep(0)
+            written = await write_csv(
+                path,
+                COLUMNS,
+                view.model.export_rows(),
+                lambda done: view.status.setText(f"Exporting… {done:,} of {total:,} rows"),
+            )
         except asyncio.CancelledError:
-            _discard(path)  # never leave half a file that looks complete
             view.status.setText("Export cancelled.")
             raise
         except OSError as exc:
@@ -275,10 +253,6 @@ class StatementsArea:
 
 def _day(day: QDate) -> dt.date:
     return dt.date(day.year(), day.month(), day.day())
-
-
-def _discard(path: Path) -> None:
-    path.unlink(missing_ok=True)
 
 
 def _main_currency(records: list[StatementRecord]) -> str:

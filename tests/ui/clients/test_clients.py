@@ -183,7 +183,7 @@ def test_create_and_edit_a_person(qtbot, qloop, sandbox, settings, bank):
     )
 
     # edit: only changes are sent; an emptied optional field is cleared
-    clients.model.replace(created)
+    clients.model.replace_client(created)
     edit = ClientDialog(
         "person",
         window.context,

@@ -120,7 +120,7 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
 
     client_id = run_on(qloop, account_with_a_formula())
     window, view = open_statement(qtbot, qloop, sandbox, settings)
-    settings.setValue("statement/export_folder", str(tmp_path))
+    settings.setValue("export/folder", str(tmp_path))
     today = dt.date.today()
     choose(qtbot, qloop, view, client_id, today, today)
     view.load_button.click()
@@ -133,7 +133,7 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
     dialog.fileSelected.emit(str(target))
     dialog.close()
     run_on(qloop, until(lambda: view.status.text().startswith("Exported")))
-    assert settings.value("statement/export_folder") == str(target.parent)
+    assert settings.value("export/folder") == str(target.parent)
     with target.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == [

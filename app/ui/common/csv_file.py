@@ -1,0 +1,73 @@
+"""Exporting rows as CSV: the file chosen in the Documents folder (or the last folder used),
+written in chunks between which the GUI keeps running, every cell a spreadsheet would run as a
+formula neutralised, and no half-written file left behind when cancelled."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.core.csv_export import neutralise_row
+
+CHUNK = 5000
+
+
+def choose_csv_file(
+    parent: QWidget,
+    settings: QSettings,
+    title: str,
+    suggested: str,
+    on_chosen: Callable[[Path], object],
+) -> QFileDialog:
+    """The save dialog (opened, never exec()); the folder chosen is remembered."""
+    folder = str(settings.value("export/folder", "")) or QStandardPaths.writableLocation(
+        QStandardPaths.StandardLocation.DocumentsLocation
+    )
+    dialog = QFileDialog(parent, title, folder)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setNameFilter("CSV files (*.csv)")
+    dialog.setDefaultSuffix("csv")
+    dialog.selectFile(suggested)
+
+    def chosen(name: str) -> None:
+        path = Path(name)
+        settings.setValue("export/folder", str(path.parent))
+        on_chosen(path)
+
+    dialog.fileSelected.connect(chosen)
+    dialog.open()
+    return dialog
+
+
+async def write_csv(
+    path: Path,
+    header: Sequence[str],
+    rows: Iterator[tuple[str, ...]],
+    progress: Callable[[int], object],
+) -> int:
+    """Write the rows; the number written. A cancel removes the file; OSError is raised."""
+    import asyncio  # here, not at the top: the window shows before asyncio loads
+
+    written = 0
+    try:
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(header)
+            while chunk := list(itertools.islice(rows, CHUNK)):
+                writer.writerows(neutralise_row(row) for row in chunk)
+                written += len(chunk)
+                progress(written)
+                await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        _discard(path)  # never leave half a file that looks complete
+        raise
+    return written
+
+
+def _discard(path: Path) -> None:
+    path.unlink(missing_ok=True)
