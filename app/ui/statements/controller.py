@@ -8,10 +8,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QDate, QSignalBlocker, Qt
+from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
+from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.formatting import chosen_currency
 from app.ui.shell.areas import AreaContext
@@ -38,13 +39,12 @@ class StatementsArea:
         self.exporting: asyncio.Task[None] | None = None
         self.last_load_seconds: float | None = None
         view.load_button.clicked.connect(self.load)
-        view.client_id.textChanged.connect(self._chosen_changed)
-        view.account.currentTextChanged.connect(self._chosen_changed)
+        self.chooser = AccountChooser(view.chooser, context, "statement/client_id")
+        self.chooser.changed.connect(self._chosen_changed)
+        self.chooser.status.connect(view.status.setText)
         view.cancel_button.clicked.connect(self.cancel)
-        view.client_id.editingFinished.connect(self.find_accounts)
         view.search.textChanged.connect(self._search)
         view.export_button.clicked.connect(self.choose_export_file)
-        view.client_id.setText(str(settings.value("statement/client_id", "")))
         header = view.table.horizontalHeader()
         state = settings.value("statement/columns")
         if state is not None:
@@ -59,15 +59,13 @@ class StatementsArea:
 
     def show_account(self, client_id: str, account_id: str) -> None:
         """Come from the Accounts area: that client and account, ready to Load."""
-        self.view.client_id.setText(client_id)
-        self.view.account.setEditText(account_id)
+        self.chooser.choose(client_id, account_id)
         self._chosen_changed()
-        self.find_accounts()
 
     def _chosen_changed(self) -> None:
         """Another client or account than the rows are of: the rows go, never shown under
         another account's name."""
-        chosen = (self.view.client_id.text().strip(), self._account_id())
+        chosen = (self.chooser.client_id(), self.chooser.account_id())
         if self._shown_for is not None and chosen != self._shown_for:
             self.cancel()
             self._shown_for = None
@@ -76,45 +74,12 @@ class StatementsArea:
             self._busy(False)
             self.view.status.setText("Choose a period, then Load.")
 
-    # -- accounts of the client
-
-    def find_accounts(self) -> None:
-        client_id = self.view.client_id.text().strip()
-        if client_id:
-            self._settings.setValue("statement/client_id", client_id)
-            self._tasks.spawn(self._fill_accounts(client_id))
-
-    async def _fill_accounts(self, client_id: str) -> None:
-        try:
-            accounts = await self._context.banking.list_accounts(client_id)
-        except ApiError as exc:
-            self._presenter.show(exc, self.find_accounts)
-            return
-        combo = self.view.account
-        typed = combo.currentText()
-        with QSignalBlocker(combo):  # refilling the list is no change of the account
-            combo.clear()
-            for account in accounts:
-                combo.addItem(f"{account.iban} ({account.status})", account.id)
-            if typed:
-                combo.setEditText(typed)
-        self._chosen_changed()
-        if not accounts:
-            self.view.status.setText(f"Client {client_id} has no accounts.")
-
-    def _account_id(self) -> str:
-        combo = self.view.account
-        index = combo.currentIndex()
-        if index >= 0 and combo.currentText() == combo.itemText(index):
-            return str(combo.itemData(index))
-        return "".join(combo.currentText().split()).upper()
-
     # -- loading
 
     def load(self) -> None:
         view = self.view
-        client_id = view.client_id.text().strip()
-        account_id = self._account_id()
+        client_id = self.chooser.client_id()
+        account_id = self.chooser.account_id()
         date_from = _day(view.date_from.date())
         date_to = _day(view.date_to.date())
         problem = None

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.balance_chart import BalanceChart
 from app.ui.common.formatting import CURRENCY_CHOICES
-from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import (
     ACCOUNT,
     AMOUNT,
@@ -51,17 +51,9 @@ COLUMN_WIDTHS = {
 class StatementView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.client_id = QLineEdit()
-        self.client_id.setObjectName("statementClientId")
-        self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
-        fit_placeholder(self.client_id)
-        self.account = QComboBox()
-        self.account.setObjectName("statementAccount")
-        self.account.setEditable(True)
-        self.account.setMinimumWidth(200)
-        account_edit = self.account.lineEdit()
-        assert account_edit is not None  # an editable combo has one
-        account_edit.setPlaceholderText("Account (IBAN)")
+        self.chooser = AccountChooserView("statement")
+        self.client_id = self.chooser.client_id
+        self.account = self.chooser.account
         self.date_from = QDateEdit()
         self.date_to = QDateEdit()
         today = QDate.currentDate()
@@ -80,11 +72,6 @@ class StatementView(QWidget):
         self.cancel_button.setObjectName("statementCancel")
         self.cancel_button.setEnabled(False)
 
-        who = QHBoxLayout()
-        who.addWidget(QLabel("Client:"))
-        who.addWidget(self.client_id)
-        who.addWidget(QLabel("Account:"))
-        who.addWidget(self.account, 1)
         period = QHBoxLayout()
         period.addWidget(QLabel("From:"))
         period.addWidget(self.date_from)
@@ -147,7 +134,7 @@ class StatementView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Statement</h2>"))
-        layout.addLayout(who)
+        layout.addWidget(self.chooser)
         layout.addLayout(period)
         layout.addLayout(tools)
         layout.addWidget(splitter, 1)

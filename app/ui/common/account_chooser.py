@@ -1,0 +1,105 @@
+"""Choosing a client and one of its accounts, as the Statements and Transfers areas do: the
+client ID typed, its accounts listed to pick from (an IBAN may be typed too)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QSettings, QSignalBlocker, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+
+from app.api.errors import ApiError
+from app.ui.common.widgets import fit_placeholder
+
+if TYPE_CHECKING:
+    from app.api.banking import Account
+    from app.ui.shell.areas import AreaContext
+
+
+class AccountChooserView(QWidget):
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.client_id = QLineEdit()
+        self.client_id.setObjectName(f"{name}ClientId")
+        self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
+        fit_placeholder(self.client_id)
+        self.account = QComboBox()
+        self.account.setObjectName(f"{name}Account")
+        self.account.setEditable(True)
+        self.account.setMinimumWidth(260)
+        account_edit = self.account.lineEdit()
+        assert account_edit is not None  # an editable combo has one
+        account_edit.setPlaceholderText("Account (IBAN)")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Client:"))
+        layout.addWidget(self.client_id)
+        layout.addWidget(QLabel("Account:"))
+        layout.addWidget(self.account, 1)
+
+
+class AccountChooser(QObject):
+    """Fills the accounts of the typed client; says when the choice changes."""
+
+    changed = Signal()  # another client or account is chosen
+    accounts_found = Signal(str)  # the accounts of that client are listed
+    status = Signal(str)  # something to tell the user
+
+    def __init__(self, view: AccountChooserView, context: AreaContext, settings_key: str) -> None:
+        super().__init__(view)
+        self.view = view
+        self._context = context
+        self._key = settings_key
+        self.accounts: list[Account] = []
+        view.client_id.setText(str(context.settings.value(settings_key, "")))
+        view.client_id.editingFinished.connect(self.find_accounts)
+        view.client_id.textChanged.connect(lambda _text: self.changed.emit())
+        view.account.currentTextChanged.connect(lambda _text: self.changed.emit())
+
+    @property
+    def settings(self) -> QSettings:
+        return self._context.settings
+
+    def client_id(self) -> str:
+        return self.view.client_id.text().strip()
+
+    def account_id(self) -> str:
+        combo = self.view.account
+        index = combo.currentIndex()
+        if index >= 0 and combo.currentText() == combo.itemText(index):
+            return str(combo.itemData(index))
+        return "".join(combo.currentText().split()).upper()
+
+    def choose(self, client_id: str, account_id: str) -> None:
+        """That client and account, its other accounts listed."""
+        self.view.client_id.setText(client_id)
+        self.view.account.setEditText(account_id)
+        self.find_accounts()
+
+    def find_accounts(self) -> None:
+        client_id = self.client_id()
+        if client_id:
+            self.settings.setValue(self._key, client_id)
+            self._context.tasks.spawn(self._fill(client_id))
+
+    async def _fill(self, client_id: str) -> None:
+        try:
+            accounts = await self._context.banking.list_accounts(client_id)
+        except ApiError as exc:
+            self._context.presenter.show(exc, self.find_accounts)
+            return
+        if client_id != self.client_id():
+            return  # another client was typed meanwhile
+        self.accounts = accounts
+        combo = self.view.account
+        typed = combo.currentText()
+        with QSignalBlocker(combo):  # refilling the list is no change of the account
+            combo.clear()
+            for account in accounts:
+                combo.addItem(f"{account.iban} ({account.status})", account.id)
+            if typed:
+                combo.setEditText(typed)
+        self.changed.emit()
+        self.accounts_found.emit(client_id)
+        if not accounts:
+            self.status.emit(f"Client {client_id} has no accounts.")
