@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -36,6 +35,7 @@ from app.core import limits
 from app.core.limits import Bound
 from app.ui.common import checks
 from app.ui.common.checks import Check
+from app.ui.common.form import INVALID_STYLE, PROBLEM_STYLE, FormRows
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
     from app.api.banking import ClientV2, NaceCodeEntry
 
-_PROBLEM_STYLE = "color: #b3261e;"
-_INVALID_STYLE = "border: 1px solid #b3261e;"
 _NO_BOUND = Bound(0, 10)
 
 
@@ -168,15 +166,13 @@ class ClientDialog(QDialog):
         self.setMinimumWidth(860)
 
         grid = QGridLayout()
-        grid.setColumnStretch(1, 1)
-        grid.setColumnMinimumWidth(2, 330)
+        self.form = FormRows(grid)
         self.inputs: dict[tuple[str, ...], QLineEdit | QComboBox] = {}
-        self._labels: dict[tuple[str, ...], str] = {}
-        self.problems: dict[tuple[str, ...], QLabel] = {}
         self.reference = QLineEdit()
-        self.reference.setObjectName("external_reference")
         self.reference.setPlaceholderText("reference in the registration system")
-        self._reference_row = self._add_row(grid, REFERENCE, "External reference:", self.reference)
+        self._reference_row = self.form.add(
+            REFERENCE, "External reference", self.reference, name="external_reference"
+        )
         for field in self.fields:
             widget: QLineEdit | QComboBox
             if field.path == ("nace_code",):
@@ -187,7 +183,9 @@ class ClientDialog(QDialog):
                     field.placeholder or ("optional" if not field.required else "")
                 )
             label = field.label + ("" if field.required else " (optional)")
-            self._add_row(grid, field.path, f"{label}:", widget)
+            self.inputs[field.path] = widget
+            self.form.add(field.path, label, widget, name=".".join(field.path))
+        self.problems = {key: row.problem for key, row in self.form.rows.items()}
         self.changes = QLabel("")
         self.changes.setObjectName("dialogChanges")
         self.changes.setWordWrap(True)
@@ -207,39 +205,10 @@ class ClientDialog(QDialog):
         if original is not None:
             self._fill(original)
         self._show_mode()
-        # a field the user has not come to yet is not called "Required" before Save is tried
-        self._touched: set[tuple[str, ...]] = set()
-        self._save_tried = False
-        for path, widget in self.inputs.items():
-            signal = (
-                widget.textChanged if isinstance(widget, QLineEdit) else widget.currentTextChanged
-            )
-            signal.connect(lambda _text, path=path: self._edited(path))
+        self.form.edited.connect(lambda _key: self.refresh())
         self._task: asyncio.Task[None] | None = None
         self._sending = False
         self.refresh()
-
-    def _edited(self, path: tuple[str, ...]) -> None:
-        self._touched.add(path)
-        self.refresh()
-
-    def _add_row(
-        self, grid: QGridLayout, path: tuple[str, ...], label: str, widget: QLineEdit | QComboBox
-    ) -> tuple[QWidget, ...]:
-        row = grid.rowCount()
-        caption = QLabel(label)
-        caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        problem = QLabel("")
-        problem.setObjectName("problem:" + ".".join(path))
-        problem.setStyleSheet(_PROBLEM_STYLE)
-        widget.setObjectName(".".join(path))
-        grid.addWidget(caption, row, 0)
-        grid.addWidget(widget, row, 1)
-        grid.addWidget(problem, row, 2)
-        self.inputs[path] = widget
-        self.problems[path] = problem
-        self._labels[path] = label.rstrip(":").removesuffix(" (optional)")
-        return caption, widget, problem
 
     @staticmethod
     def _nace_picker(nace_codes: Sequence[NaceCodeEntry]) -> QComboBox:
@@ -266,8 +235,7 @@ class ClientDialog(QDialog):
         editing = self.client_id is not None
         noun = "person" if self.kind == "person" else "company"
         self.setWindowTitle(f"Edit {noun}" if editing else f"New {noun}")
-        for widget in self._reference_row:
-            widget.setVisible(not editing)
+        self._reference_row.set_visible(not editing)
 
     # -- values
 
@@ -370,19 +338,7 @@ class ClientDialog(QDialog):
     def refresh(self) -> None:
         """Mark every field's problem in place; say what Save would send, or why it cannot."""
         found = self.field_problems()
-        for path, label in self.problems.items():
-            problem = found.get(path, "")
-            if problem.startswith("Required") and not (self._save_tried or path in self._touched):
-                problem = ""
-            label.setText(problem)
-            label.setToolTip(problem)
-            widget = self.reference if path == REFERENCE else self.inputs[path]
-            widget.setStyleSheet(_INVALID_STYLE if problem else "")
-        reason = ""
-        if found:
-            count = len(found)
-            names = ", ".join(self._labels[path] for path in found)
-            reason = f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
+        reason = self.form.show(found)
         if self.client_id is not None:
             changes = self.changed_values()
             if not changes:
@@ -405,7 +361,7 @@ class ClientDialog(QDialog):
     def save(self) -> None:
         if self._task is not None and not self._task.done():
             return
-        self._save_tried = True
+        self.form.tried = True
         self.refresh()
         if not self.save_button.isEnabled():
             return
@@ -505,9 +461,8 @@ class ClientDialog(QDialog):
                 unplaced.append(f"{where}: {problem}")
                 continue
             label.setText(problem)
-            (self.reference if path == REFERENCE else self.inputs[path]).setStyleSheet(
-                _INVALID_STYLE
-            )
+            label.setStyleSheet(PROBLEM_STYLE)
+            self.form.rows[path].widget.setStyleSheet(INVALID_STYLE)
         if unplaced:
             self._presenter.show(InvalidInput("", "; ".join(unplaced)))
 

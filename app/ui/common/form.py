@@ -1,0 +1,84 @@
+"""Rows of a form whose problems are shown in place: a caption, the input and, beside it, what
+is wrong with it in plain words (or a note, such as the bank of an IBAN). A field the user has
+not come to yet is not called "Required" until they try to send; the problems of all rows
+are shown at once, in a column of their own, so the form never jumps."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
+
+PROBLEM_STYLE = "color: #b3261e;"
+NOTE_STYLE = "color: #44474e;"
+INVALID_STYLE = "border: 1px solid #b3261e;"
+
+
+@dataclass
+class Row:
+    key: Hashable
+    label: str  # as the user reads it: "Recipient IBAN"
+    caption: QLabel
+    widget: QWidget
+    problem: QLabel
+
+    def set_visible(self, visible: bool) -> None:
+        for each in (self.caption, self.widget, self.problem):
+            each.setVisible(visible)
+
+
+class FormRows(QObject):
+    edited = Signal(object)  # the key of the row the user changed
+
+    def __init__(self, grid: QGridLayout, *, problem_width: int = 330) -> None:
+        super().__init__()
+        self.grid = grid
+        grid.setColumnStretch(1, 1)
+        grid.setColumnMinimumWidth(2, problem_width)
+        self.rows: dict[Hashable, Row] = {}
+        self.touched: set[Hashable] = set()
+        self.tried = False  # the user tried to send: every problem is shown
+
+    def add(self, key: Hashable, label: str, widget: QWidget, *, name: str = "") -> Row:
+        row_number = self.grid.rowCount()
+        caption = QLabel(f"{label}:")
+        caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        problem = QLabel("")
+        object_name = name or str(key)
+        widget.setObjectName(object_name)
+        problem.setObjectName(f"problem:{object_name}")
+        self.grid.addWidget(caption, row_number, 0)
+        self.grid.addWidget(widget, row_number, 1)
+        self.grid.addWidget(problem, row_number, 2)
+        row = Row(key, label.removesuffix(" (optional)"), caption, widget, problem)
+        self.rows[key] = row
+        if isinstance(widget, QLineEdit):
+            widget.textChanged.connect(lambda _text: self._edited(key))
+        elif isinstance(widget, QComboBox):
+            widget.currentTextChanged.connect(lambda _text: self._edited(key))
+        return row
+
+    def _edited(self, key: Hashable) -> None:
+        self.touched.add(key)
+        self.edited.emit(key)
+
+    def show(self, problems: Mapping[Any, str], notes: Mapping[Any, str] | None = None) -> str:
+        """Mark each row's problem (or note) in place; the reason the form cannot be sent, as
+        Submit's tooltip says it ("" when it can)."""
+        for key, row in self.rows.items():
+            problem = problems.get(key, "")
+            if problem.startswith("Required") and not (self.tried or key in self.touched):
+                problem = ""
+            text = problem or (notes or {}).get(key, "")
+            row.problem.setText(text)
+            row.problem.setToolTip(text)
+            row.problem.setStyleSheet(PROBLEM_STYLE if problem else NOTE_STYLE)
+            row.widget.setStyleSheet(INVALID_STYLE if problem else "")
+        if not problems:
+            return ""
+        count = len(problems)
+        names = ", ".join(self.rows[key].label for key in problems if key in self.rows)
+        return f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
