@@ -42,6 +42,9 @@ class AccountsArea:
         view.close_button.clicked.connect(lambda: self.operate("close"))
         view.copy_button.clicked.connect(self.copy_iban)
         view.statement_button.clicked.connect(self.statement)
+        view.transfer_button.clicked.connect(self.new_transfer)
+        context.events.transfer_changed.connect(self._transfer_changed)
+        self._balance_shown_for: str | None = None
         view.balance_button.clicked.connect(self.show_balance)
         view.table.selectionModel().selectionChanged.connect(lambda *_: self._buttons())
         self._buttons()
@@ -72,6 +75,7 @@ class AccountsArea:
         view.enable_button.setEnabled(status == "disabled")
         view.disable_button.setEnabled(status == "active")
         view.close_button.setEnabled(status in ("active", "disabled"))
+        view.transfer_button.setEnabled(status == "active")
         for button in (view.copy_button, view.statement_button, view.balance_button):
             button.setEnabled(account is not None)
 
@@ -94,6 +98,7 @@ class AccountsArea:
         self._client_id = client_id
         self.view.model.set_rows([(account, _account_cells(account)) for account in accounts])
         self.view.balances.set_rows([])
+        self._balance_shown_for = None
         self.view.status.setText(
             f"Client {client_id}: {len(accounts)} account{'s' if len(accounts) != 1 else ''}"
         )
@@ -175,6 +180,23 @@ class AccountsArea:
             QGuiApplication.clipboard().setText(account.iban)
             self.view.status.setText(f"Copied {account.iban}")
 
+    def new_transfer(self) -> None:
+        from app.ui.transfers import TransfersArea  # built on first use
+
+        account = self.selected()
+        if account is not None:
+            self._context.open(TransfersArea).new_transfer(self._client_id, account.id)
+
+    def _transfer_changed(self, account_id: str) -> None:
+        """A transfer of the account whose balance is shown was created or settled."""
+        account = self.selected()
+        if (
+            self._balance_shown_for == account_id
+            and account is not None
+            and account.id == account_id
+        ):
+            self.show_balance()
+
     def statement(self) -> None:
         from app.ui.statements import StatementsArea  # built on first use
 
@@ -209,6 +231,7 @@ class AccountsArea:
             self._presenter.show(exc, self.show_balance)
             return
         self.view.balances.set_rows([(balance, _balance_cells(balance)) for balance in balances])
+        self._balance_shown_for = account.id
 
 
 def _account_cells(account: Account) -> tuple[str, ...]:

@@ -53,6 +53,8 @@ class AccountsView(QWidget):
         self.close_button = QPushButton("Close account…")
         self.copy_button = QPushButton("Copy IBAN")
         self.statement_button = QPushButton("Statement…")
+        self.transfer_button = QPushButton("New transfer…")
+        self.transfer_button.setObjectName("accountNewTransfer")
         self.status = QLabel("")
         self.status.setObjectName("accountsStatus")
         self.model = RowsModel(("IBAN", "BIC", "Type", "Status", "Opened"), self)
@@ -90,6 +92,7 @@ class AccountsView(QWidget):
             self.close_button,
             self.copy_button,
             self.statement_button,
+            self.transfer_button,
         ):
             actions.addWidget(button)
         actions.addStretch(1)

@@ -91,6 +91,7 @@ class FilterBuilder(QWidget):
     def __init__(self, fields: Mapping[str, flt.FieldType], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._fields = dict(fields)
+        self._applied: str | None = None
         self.field = QComboBox()
         self.field.addItems(list(self._fields))
         self.operator = QComboBox()
@@ -163,9 +164,15 @@ class FilterBuilder(QWidget):
             self._show_problem(f"The filter is not valid: {exc}")
             return
         self._show_problem(None)
+        self._applied = normalised
         self.applied.emit(normalised)
 
     def clear(self) -> None:
         self.text.clear()
         self._show_problem(None)
+        self._applied = None
         self.applied.emit(None)
+
+    def current(self) -> str | None:
+        """The filter last applied (None for none)."""
+        return self._applied

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
 from app.ui.shell.errors import ErrorPresenter, NotSignedIn
@@ -51,9 +51,16 @@ class AreaSpec:
 AREAS: tuple[AreaSpec, ...] = (
     AreaSpec("Clients", "Ctrl+1", "app.ui.clients"),
     AreaSpec("Accounts", "Ctrl+2", "app.ui.accounts"),
-    AreaSpec("Statements", "Ctrl+3", "app.ui.statements"),
-    AreaSpec("IBAN lookup", "Ctrl+4", "app.ui.iban"),
+    AreaSpec("Transfers", "Ctrl+3", "app.ui.transfers"),
+    AreaSpec("Statements", "Ctrl+4", "app.ui.statements"),
+    AreaSpec("IBAN lookup", "Ctrl+5", "app.ui.iban"),
 )
+
+
+class AreaEvents(QObject):
+    """What one area tells the others without knowing them."""
+
+    transfer_changed = Signal(str)  # an account whose transfer was created or settled
 
 
 class AreaContext:
@@ -72,6 +79,7 @@ class AreaContext:
         self.settings = settings
         self._open_area = open_area
         self.session: Session | None = None
+        self.events = AreaEvents()
 
     @property
     def banking(self) -> BankingClient:

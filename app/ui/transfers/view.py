@@ -1,0 +1,77 @@
+"""The Transfers area's widgets; the area decides what they do."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTabBar,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.limits import TRANSFER_FILTER_FIELDS
+from app.ui.common.account_chooser import AccountChooserView
+from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.widgets import fit_placeholder
+from app.ui.transfers.model import KIND_TITLES, KINDS
+
+
+class TransfersView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chooser = AccountChooserView("transfers")
+        self.show_button = QPushButton("Show transfers")
+        self.show_button.setObjectName("showTransfers")
+        self.new_button = QPushButton("New transfer…")
+        self.new_button.setObjectName("newTransfer")
+        self.new_button.setToolTip("Ctrl+N")
+        self.kinds = QTabBar()
+        self.kinds.setObjectName("transferListKinds")
+        for kind in KINDS:
+            self.kinds.addTab(KIND_TITLES[kind])
+        self.filter = FilterBuilder(TRANSFER_FILTER_FIELDS)
+        self.transfer_id = QLineEdit()
+        self.transfer_id.setObjectName("transferLookup")
+        self.transfer_id.setPlaceholderText("Transfer ID to look up")
+        self.transfer_id.setClearButtonEnabled(True)
+        fit_placeholder(self.transfer_id)
+        self.transfer_id.setMinimumWidth(max(self.transfer_id.minimumWidth(), 280))
+        self.lookup_button = QPushButton("Look up")
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setObjectName("transfersExport")
+        self.export_button.setEnabled(False)
+        self.status = QLabel("Choose a client and an account, then Show transfers.")
+        self.status.setObjectName("transfersStatus")
+        self.table = QTableView()
+        self.table.setObjectName("transfersTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+
+        who = QHBoxLayout()
+        who.addWidget(self.chooser, 1)
+        who.addWidget(self.show_button)
+        who.addWidget(self.new_button)
+        lookup = QHBoxLayout()
+        lookup.addWidget(self.transfer_id)
+        lookup.addWidget(self.lookup_button)
+        lookup.addStretch(1)
+        lookup.addWidget(self.status)
+        lookup.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h2>Transfers</h2>"))
+        layout.addLayout(who)
+        layout.addWidget(self.kinds)
+        layout.addWidget(self.filter)
+        layout.addLayout(lookup)
+        layout.addWidget(self.table, 1)

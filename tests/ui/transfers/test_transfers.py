@@ -1,0 +1,341 @@
+"""The Transfers area against the sandbox: the live fee, one transfer per form whatever
+happens, every limit checked as typed, following a transfer until it is done."""
+
+import time
+import uuid
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from app.api import banking as m
+from app.ui.accounts import AccountsArea
+from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.transfers import TransfersArea
+from app.ui.transfers.form import TransferDialog
+from tests.conftest import advance, make_client, person_body
+from tests.ui.conftest import run_on, until
+
+DE_IBAN = "DE89 3704 0044 0532 0130 00"
+
+
+def new_account(qloop, sandbox_url) -> tuple[str, str, str]:
+    """A fresh client with two accounts: (client, account, other account)."""
+
+    async def create():
+        client = make_client(sandbox_url)
+        person = await client.create_client(
+            m.build(m.ClientCreate, {"client": person_body(external_id=uuid.uuid4().hex[:8])})
+        )
+        first = await client.create_account(person.id)
+        second = await client.create_account(person.id)
+        await client.aclose()
+        return person.id, first.id, second.id
+
+    return run_on(qloop, create())
+
+
+def open_transfers(qtbot, qloop, sandbox, settings):
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    window.show_area("Transfers")
+    return window, window.area(TransfersArea)
+
+
+def form_for(qtbot, area, client_id, account_id, kind="sepa") -> TransferDialog:
+    dialog = area.new_transfer(client_id, account_id)  # the area deletes it once closed
+    dialog.kinds.setCurrentIndex(("sepa", "world", "internal").index(kind))
+    return dialog
+
+
+def fill(dialog: TransferDialog, values: dict[str, str]) -> None:
+    for key, text in values.items():
+        dialog.set_value(key, text)
+
+
+def fee_shown(qloop, dialog, text: str) -> None:
+    run_on(qloop, until(lambda: dialog.fee.text() == text, timeout=10))
+
+
+def send(qloop, dialog) -> None:
+    """Submit, confirm, and wait until the transfer was created."""
+    dialog.submit()
+    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    run_on(qloop, until(lambda: dialog.created is not None or bool(dialog._presenter.open_boxes)))
+
+
+SEPA = {
+    "amount": "1 234,50",
+    "recipient_name": "Hans Muster",
+    "recipient_iban": DE_IBAN,
+    "recipient_address": "Berlin",
+    "description": "Invoice 7",
+}
+
+
+def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sandbox, settings):
+    client_id, account_id, other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id, "sepa")
+    assert dialog.windowTitle() == "New SEPA transfer"
+    fill(dialog, SEPA)
+    assert dialog.value("recipient_country") == "DE"  # from the IBAN
+    assert dialog.form.rows["recipient_iban"].problem.text() == "Commerzbank, COBADEFFXXX"
+    fee_shown(qloop, dialog, "Fee: 0.50 EUR")
+    assert dialog.total.text() == "Total to be debited: 1,235.00 EUR (amount 1,234.50 + fee 0.50)"
+    assert dialog.available.text() == "Available: 10,000.00 EUR"
+    assert dialog.warning.text() == ""
+    fill(dialog, {"amount": "20000"})  # more than there is
+    fee_shown(qloop, dialog, "Fee: 10.50 EUR")  # 0.50 + 0.1% above 10,000
+    assert dialog.warning.text().startswith("The total is more than the available balance")
+
+    # world, in yen: no decimals; what was typed where fields are shared stays
+    dialog.kinds.setCurrentIndex(1)
+    assert dialog.value("recipient_name") == "Hans Muster"
+    fill(
+        dialog,
+        {
+            "currency": "JPY",
+            "amount": "1 000",
+            "charges_type": "our",
+            "priority": "urgent",
+            "recipient_account": "123456789",
+            "bic": "COBADEFFXXX",
+        },
+    )
+    assert dialog.value("bank") == "Commerzbank" and dialog.value("bank_country") == "DE"
+    fee_shown(qloop, dialog, "Fee: 45 JPY")  # 10 minimum + 20 urgent + 15 our
+    assert dialog.total.text() == "Total to be debited: 1,045 JPY (amount 1,000 + fee 45)"
+    fill(dialog, {"amount": "1000.5"})
+    assert dialog.form.rows["amount"].problem.text() == "JPY amounts have no decimals"
+    assert dialog.fee.text() == "Fee: …"
+
+    # internal: free
+    dialog.kinds.setCurrentIndex(2)
+    fill(dialog, {"currency": "EUR", "amount": "12.34", "recipient_iban": other})
+    fee_shown(qloop, dialog, "Fee: 0.00 EUR")
+    assert dialog.total.text() == "Total to be debited: 12.34 EUR (amount 12.34 + fee 0.00)"
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_an_answer_for_older_input_is_never_shown(qtbot, qloop, sandbox, settings, admin):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, {**SEPA, "amount": "100"})
+    fee_shown(qloop, dialog, "Fee: 0.50 EUR")
+    # the next fee answer comes slowly; meanwhile the amount changes again
+    admin.post(
+        "/_sandbox/faults",
+        json={"mode": "delay", "delay_ms": 1500, "count": 1, "path_contains": "/sepa/fee"},
+    )
+    fill(dialog, {"amount": "15000"})  # fee 5.50, asked slowly
+    run_on(qloop, until(lambda: dialog._fee_task is not None and not dialog._fee_task.done()))
+    slow_task = dialog._fee_task
+    fill(dialog, {"amount": "20000"})  # fee 10.50, the newest input
+    fee_shown(qloop, dialog, "Fee: 10.50 EUR")
+    assert slow_task.cancelled() or slow_task.done()
+    started = time.perf_counter()
+    run_on(qloop, until(lambda: time.perf_counter() - started > 1.7))
+    assert dialog.fee.text() == "Fee: 10.50 EUR"  # never the 5.50 of the older input
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
+    qtbot, qloop, sandbox, settings, admin
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    admin.post("/_sandbox/faults", json={"status": 500, "count": 3, "path_contains": "/sepa/fee"})
+    fill(dialog, SEPA)
+    run_on(qloop, until(lambda: dialog.fee.text().startswith("Fee not available")))
+    assert dialog.fee.text().startswith(
+        "Fee not available: The service failed to process the request (Error: "
+    )
+    assert window.presenter.open_boxes == []  # never a box
+    assert dialog.submit_button.isEnabled()
+    admin.delete("/_sandbox/faults")
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+@pytest.mark.parametrize(
+    ("values", "key", "problem"),
+    [
+        ({"amount": "0"}, "amount", "From 0.01 EUR to 21,474,836.47 EUR"),
+        ({"amount": "21474837"}, "amount", "From 0.01 EUR to 21,474,836.47 EUR"),
+        ({"amount": "1.234,5x"}, "amount", "'1.234,5x' is not an amount: use digits"),
+        ({"recipient_name": "N" * 71}, "recipient_name", "At most 70 characters (71 now)"),
+        ({"description": "D" * 141}, "description", "At most 140 characters (141 now)"),
+        ({"recipient_address": "A" * 141}, "recipient_address", "At most 140 characters"),
+        ({"recipient_country": "XX"}, "recipient_country", "Enter a two-letter country code"),
+        ({"ip": "1.2.3"}, "ip", "At least 7 characters"),
+        ({"ip": "300.0.0.1"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
+        ({"id": "x" * 65}, "id", "At most 64 characters (65 now)"),
+        ({"recipient_iban": "DE89 3704 0044 0532 0130 01"}, "recipient_iban", "check digits"),
+        ({"recipient_iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "recipient_iban", "SEPA"),
+    ],
+)
+def test_every_limit_is_checked_as_typed_and_nothing_goes_out(
+    qtbot, qloop, sandbox, settings, admin, values, key, problem
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, {**SEPA, **values})
+    assert problem in dialog.form.rows[key].problem.text()
+    assert dialog.form.rows[key].widget.styleSheet()
+    assert not dialog.submit_button.isEnabled()
+    label = dialog.form.rows[key].label
+    assert label in dialog.submit_button.toolTip()  # says why on hover
+    admin.delete("/_sandbox/requests")
+    dialog.submit()
+    run_on(qloop, until(lambda: True))
+    assert dialog.confirmation is None
+    sent = admin.get("/_sandbox/requests").json()
+    assert [e for e in sent if e["method"] == "POST" and not e["path"].endswith("/fee")] == []
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def world_limits(qtbot, qloop, sandbox, settings):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id, "world")
+    return window, dialog
+
+
+def test_world_needs_a_description_a_bic_and_a_known_currency(qtbot, qloop, sandbox, settings):
+    window, dialog = world_limits(qtbot, qloop, sandbox, settings)
+    fill(
+        dialog,
+        {
+            **SEPA,
+            "description": "",
+            "currency": "EUX",
+            "recipient_account": "1",
+            "bic": "COBA",
+            "bank_country": "DE",
+        },
+    )
+    dialog.submit()  # tried: every required field is marked
+    rows = dialog.form.rows
+    assert rows["description"].problem.text() == "Required"
+    assert rows["currency"].problem.text() == "Enter an ISO 4217 code such as EUR"
+    assert rows["bic"].problem.text() == "A BIC has 8 or 11 letters and digits, like COBADEFFXXX"
+    assert dialog.confirmation is None
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def count_transfers(bank, account_id) -> int:
+    return sum(1 for t in bank.transfers if t.account_id == account_id)
+
+
+def test_a_double_click_on_submit_makes_one_transfer(qtbot, qloop, sandbox, settings, bank):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, SEPA)
+    dialog.submit()
+    dialog.submit()  # the second click while the first waits for its confirmation
+    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    run_on(qloop, until(lambda: dialog.created is not None))
+    dialog.submit()  # and once created, Submit sends nothing more
+    run_on(qloop, until(lambda: True))
+    assert count_transfers(bank, account_id) == 1
+    assert not dialog.submit_button.isEnabled()
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_a_408_after_the_create_is_retried_with_its_key_and_makes_one(
+    qtbot, qloop, sandbox, settings, admin, bank
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    transport = window.session.banking.transport
+    transport.retry = type(transport.retry)(attempts=3, backoff=0.01)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, SEPA)
+    admin.post(
+        "/_sandbox/faults",
+        json={"status": 408, "count": 1, "mode": "after", "path_contains": "/transfers/sepa"},
+    )
+    admin.delete("/_sandbox/requests")
+    send(qloop, dialog)
+    assert dialog.created is not None and dialog.created.status == "inprogress"
+    sent = admin.get("/_sandbox/requests").json()
+    posts = [e for e in sent if e["method"] == "POST" and e["path"].endswith("/transfers/sepa")]
+    assert [e["status"] for e in posts] == [408, 200]
+    assert posts[0]["request_id"] == posts[1]["request_id"] == dialog.action.key
+    assert count_transfers(bank, account_id) == 1
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def test_submit_again_after_a_500_makes_one_transfer(qtbot, qloop, sandbox, settings, admin, bank):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, SEPA)
+    admin.post(
+        "/_sandbox/faults",
+        json={"status": 500, "count": 1, "mode": "after", "path_contains": "/transfers/sepa"},
+    )
+    send(qloop, dialog)
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "Internal error"
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.created is None and count_transfers(bank, account_id) == 1
+    send(qloop, dialog)  # Submit again: the same request, the same key: replayed
+    assert dialog.created is not None
+    assert count_transfers(bank, account_id) == 1
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+@pytest.mark.parametrize(("name", "final"), [("Hans Muster", "Done"), ("REJECT me", "Error")])
+def test_the_form_follows_the_transfer_until_it_is_done_or_in_error(
+    qtbot, qloop, sandbox, settings, name, final
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    accounts = window.area(AccountsArea)
+    accounts.show_client(client_id)
+    run_on(qloop, until(lambda: accounts.view.model.rowCount() == 2))
+    accounts.view.table.selectRow(0)
+    accounts.show_balance()
+    run_on(qloop, until(lambda: accounts.view.balances.rowCount() == 5))
+    dialog = form_for(qtbot, area, client_id, account_id)
+    fill(dialog, {**SEPA, "recipient_name": name})
+    send(qloop, dialog)
+    transfer_id = dialog.created.id
+    assert dialog.status.text().startswith(f"Transfer {transfer_id}: In progress")
+    # the Accounts area's balance shows the money held
+    run_on(qloop, until(lambda: balance_of(accounts, "EUR")[2] == "8,765.00"))
+    advance(sandbox.url, 2)  # the sandbox settles it
+    run_on(qloop, until(lambda: f"{transfer_id}: {final}" in dialog.status.text(), timeout=10))
+    expected = "8,765.00" if final == "Done" else "10,000.00"
+    run_on(qloop, until(lambda: balance_of(accounts, "EUR")[1] == expected))
+    # New transfer: a fresh form with a fresh id
+    dialog.new_button.click()
+    assert dialog.created is None and dialog.value("id") != transfer_id
+    assert dialog.value("amount") == "" and dialog.status.text() == ""
+    dialog.reject()
+    run_on(qloop, window.aclose())
+
+
+def balance_of(accounts, currency) -> list[str]:
+    model = accounts.view.balances
+    for row in range(model.rowCount()):
+        cells = [model.data(model.index(row, c)) for c in range(model.columnCount())]
+        if cells[0] == currency:
+            return cells
+    return ["", "", ""]
