@@ -10,6 +10,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox
 
 from app.api.errors import ApiError
+from app.ui.clients.attachment import AttachmentDialog
 from app.ui.clients.dialog import ClientDialog
 from app.ui.clients.model import CLIENT_WIDTHS, ClientRole, ClientsModel
 from app.ui.clients.view import ClientsView
@@ -32,6 +33,7 @@ class ClientsArea:
         self._tasks = context.tasks
         self._settings = settings = context.settings
         self.dialog: ClientDialog | None = None
+        self.upload_dialog: AttachmentDialog | None = None
         self.notice: QMessageBox | None = None
         self.model = ClientsModel(self._page, context.tasks, view)
         view.table.setModel(self.model)
@@ -55,6 +57,7 @@ class ClientsArea:
         view.table.doubleClicked.connect(lambda _index: self.open_edit())
         view.table.selectionModel().selectionChanged.connect(self._selection_changed)
         view.accounts.clicked.connect(self._show_accounts)
+        view.upload.clicked.connect(self.open_upload)
         for keys, slot in (
             (QKeySequence.StandardKey.New, lambda: self.open_create("person")),
             (QKeySequence.StandardKey.Find, self.focus_filter),
@@ -111,6 +114,7 @@ class ClientsArea:
         chosen = self.selected() is not None
         self.view.edit.setEnabled(chosen)
         self.view.accounts.setEnabled(chosen)
+        self.view.upload.setEnabled(chosen)
 
     def _show_accounts(self) -> None:
         from app.ui.accounts import AccountsArea  # built on first use
@@ -120,6 +124,21 @@ class ClientsArea:
             self._context.open(AccountsArea).show_client(client.id)
 
     # -- dialogs
+
+    def open_upload(self) -> AttachmentDialog | None:
+        client = self.selected()
+        if client is None:
+            return None
+        dialog = AttachmentDialog(self._context, client, self.view)
+        dialog.finished.connect(lambda _result: self._uploaded(dialog))
+        self.upload_dialog = dialog
+        dialog.open()  # never exec(): the loop keeps running
+        return dialog
+
+    def _uploaded(self, dialog: AttachmentDialog) -> None:
+        if dialog.added_to_documents:
+            self.model.replace_client(dialog.client)
+            self.view.status.setText(f"Documents of {dialog.client.id} updated")
 
     def open_create(self, kind: str) -> None:
         self._tasks.spawn(self._open(kind, None))

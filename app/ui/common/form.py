@@ -56,12 +56,13 @@ class FormRows(QObject):
         row = Row(key, label.removesuffix(" (optional)"), caption, widget, problem)
         self.rows[key] = row
         if isinstance(widget, QLineEdit):
-            widget.textChanged.connect(lambda _text: self._edited(key))
+            widget.textChanged.connect(lambda _text: self.mark_edited(key))
         elif isinstance(widget, QComboBox):
-            widget.currentTextChanged.connect(lambda _text: self._edited(key))
+            widget.currentTextChanged.connect(lambda _text: self.mark_edited(key))
         return row
 
-    def _edited(self, key: Hashable) -> None:
+    def mark_edited(self, key: Hashable) -> None:
+        """The user changed the row's input (inputs the form cannot watch say so here)."""
         self.touched.add(key)
         self.edited.emit(key)
 

@@ -339,3 +339,109 @@ def balance_of(accounts, currency) -> list[str]:
         if cells[0] == currency:
             return cells
     return ["", "", ""]
+
+
+def test_the_lists_filter_page_look_up_export_and_open_details(
+    qtbot, qloop, sandbox, settings, tmp_path
+):
+    import csv
+    import datetime as dt
+
+    from PySide6.QtCore import QModelIndex, Qt
+
+    from app.ui.transfers.model import STATUS
+
+    client_id, account_id, other = new_account(qloop, sandbox.url)
+
+    async def many_transfers():
+        client = make_client(sandbox.url)
+        for n in range(60):
+            body = {
+                "id": f"I{n:03d}",
+                "amount": 100 + n,
+                "currency": "EUR",
+                "recipient_iban": other,
+            }
+            await client.create_internal(account_id, m.build(m.InternalTransferCreate, body))
+        sepa = {**SEPA, "id": "S-1", "amount": 1_000, "recipient_iban": DE_IBAN.replace(" ", "")}
+        sepa["recipient_country"] = "DE"
+        del sepa["description"]
+        await client.create_sepa(account_id, m.build(m.SepaTransferCreate, sepa))
+        await client.aclose()
+
+    run_on(qloop, many_transfers())
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    view = area.view
+    area.chooser.choose(client_id, account_id)
+    view.kinds.setCurrentIndex(2)  # internal: shows at once
+
+    async def listed(count):
+        await until(lambda: area.model.rowCount() == count and not area.model.fetching)
+
+    run_on(qloop, listed(50))
+    assert view.status.text() == "50 transfers (scroll for more)"
+    assert area.model.canFetchMore(QModelIndex())
+    area.model.fetchMore(QModelIndex())  # as the user scrolls
+    run_on(qloop, listed(60))
+    first = [area.model.data(area.model.index(0, c)) for c in range(area.model.columnCount())]
+    assert first[:5] == ["I000", "Done", "1.00", "EUR", "0.00"]
+    assert area.model.data(area.model.index(0, STATUS), Qt.ItemDataRole.ForegroundRole) is not None
+
+    # the processing_date filter, from the builder
+    today = dt.date.fromisoformat(area.model.items()[0].processing_date[:10])
+    view.filter.text.setText(f"processing_date[gte]{today + dt.timedelta(days=1)}")
+    view.filter.apply()
+    run_on(qloop, listed(0))
+    view.filter.text.setText(f"processing_date[range]{today},{today}")
+    view.filter.apply()
+    run_on(qloop, listed(50))
+
+    # one transfer by id, then its details
+    view.transfer_id.setText("I042")
+    view.lookup_button.click()
+    run_on(qloop, listed(1))
+    area.open_details(area.model.index(0, 0))
+    assert area.details.values["id"] == "I042"
+    assert area.details.values["amount"] == "142 (1.42 EUR)"
+    area.details.reject()
+
+    # the SEPA list, and its export
+    view.transfer_id.clear()
+    view.filter.clear()
+    view.kinds.setCurrentIndex(0)
+    run_on(qloop, listed(1))
+    assert area.model.data(area.model.index(0, STATUS)) == "In progress"
+    target = tmp_path / "sepa.csv"
+    run_on(qloop, area.export_to(target))
+    with target.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[1][:5] == ["S-1", "inprogress", "10.00", "EUR", "0.50"]
+    assert rows[1][5] == "Hans Muster"
+
+    # F5 after it settled
+    advance(sandbox.url, 2)
+    window.show_area("Transfers")
+    window.refresh_current()
+    run_on(qloop, until(lambda: area.model.rowCount() == 1
+                        and area.model.data(area.model.index(0, STATUS)) == "Done"))  # fmt: skip
+    run_on(qloop, window.aclose())
+
+
+def test_new_transfer_from_an_account_has_its_source_filled(qtbot, qloop, sandbox, settings):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    window.show_area("Accounts")
+    accounts = window.area(AccountsArea)
+    accounts.show_client(client_id)
+    run_on(qloop, until(lambda: accounts.view.model.rowCount() == 2))
+    accounts.view.table.selectRow(0)
+    assert accounts.view.transfer_button.isEnabled()
+    accounts.view.transfer_button.click()
+    assert window.current_area() == "Transfers"
+    dialog = area.dialogs[-1]
+    assert (dialog.client_id, dialog.account_id) == (client_id, account_id)
+    assert dialog.source.text() == f"From account {account_id} of client {client_id}"
+    assert (area.chooser.client_id(), area.chooser.account_id()) == (client_id, account_id)
+    assert len(dialog.value("id")) == 36  # a UUIDv7, which the user may overwrite
+    dialog.reject()
+    run_on(qloop, window.aclose())
