@@ -7,17 +7,20 @@ import json
 import sys
 from collections.abc import Callable
 
-from bench import startup, statement
+from bench import fee, startup, statement
 
 BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
     "startup_ratio": startup.run,
     "statement_100k": statement.run,
+    "fee_latency": fee.run,
 }
 # each figure's name leads to the benchmark that measures it
 ALIASES = {
     "statement_100k_shown_s": "statement_100k",
     "statement_100k_max_stall_ms": "statement_100k",
     "statement_100k_peak_rss_mb": "statement_100k",
+    "fee_latency_p95_ms": "fee_latency",
+    "fee_latency_p50_ms": "fee_latency",
 }
 
 
