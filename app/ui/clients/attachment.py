@@ -64,7 +64,7 @@ class AttachmentDialog(QDialog):
         grid = QGridLayout()
         self.form = FormRows(grid)
         self.file = QLineEdit()
-        self.file.setPlaceholderText("the scan or document to upload")
+        self.file.setPlaceholderText("the file to upload")
         browse = QPushButton("Choose…")
         browse.clicked.connect(self.choose_file)
         file_row = QWidget()

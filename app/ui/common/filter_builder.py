@@ -74,6 +74,20 @@ def combine(existing: str, condition: flt.Condition, join: str) -> str:
     return flt.to_string(joined)
 
 
+def example(fields: Mapping[str, flt.FieldType]) -> str:
+    """A filter of these fields to show as an example: a text and a date condition."""
+    text = next((name for name, kind in fields.items() if kind is str), None)
+    day = next((name for name, kind in fields.items() if kind is dt.date), None)
+    parts = []
+    if text is not None:
+        parts.append(f'{text}[like]"%@example.lt"')
+    if day is not None:
+        parts.append(f"{day}[gte]2024-01-01")
+    if day is not None and text is None:
+        parts.append(f"{day}[lte]2024-12-31")
+    return " and ".join(parts)
+
+
 def checked(text: str, fields: Mapping[str, flt.FieldType]) -> str | None:
     """The filter as it will be sent (normalised), None when empty; FilterError if bad."""
     if not text.strip():
@@ -104,9 +118,7 @@ class FilterBuilder(QWidget):
         self.add_button = QPushButton("Add condition")
         self.text = QLineEdit()
         self.text.setObjectName("filterText")
-        self.text.setPlaceholderText(
-            'filter, e.g. email[like]"%@example.lt" and create_date[gte]2024-01-01'
-        )
+        self.text.setPlaceholderText("filter, e.g. " + example(self._fields))
         self.apply_button = QPushButton("Apply")
         self.clear_button = QPushButton("Clear")
         self.problem = QLabel("")

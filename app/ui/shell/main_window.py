@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         # time it is shown or used (a faster start)
         self.navigation = QListWidget()
         self.navigation.setObjectName("navigation")
-        self.navigation.setFixedWidth(170)
+        self.navigation.setFixedWidth(150)
         self.pages = QStackedWidget()
         self._specs = {spec.name: spec for spec in areas}
         self._containers: dict[str, QWidget] = {}

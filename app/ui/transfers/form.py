@@ -225,6 +225,7 @@ class TransferDialog(QDialog):
         layout.addLayout(grid)
         for label in (self.fee, self.total, self.available, self.warning, self.status):
             layout.addWidget(label)
+        layout.addStretch(1)  # the room a smaller kind leaves goes here, not between rows
         layout.addWidget(self.buttons)
 
         self._fee_timer = QTimer(self)
@@ -640,8 +641,14 @@ class TransferDialog(QDialog):
             bank = self.value("bank") or self._compact("bic")
             lines.append(f"Account: {self.value('recipient_account')} ({bank})")
         else:
+            from app.core.iban import IbanError, validate
+
             note = self.form.rows["recipient_iban"].problem.text()
-            lines.append(f"IBAN: {self._compact('recipient_iban')} ({note})")
+            try:
+                iban = validate(self.value("recipient_iban")).formatted
+            except IbanError:
+                iban = self._compact("recipient_iban")
+            lines.append(f"IBAN: {iban} ({note})")
         lines.append(f"Amount: {format_minor(amount, currency)}")
         if self.quote is not None and self.quote.fee.currency == currency:
             fee = self.quote.fee.amount

@@ -42,7 +42,17 @@ COLUMNS = (
 ID, STATUS, AMOUNT, CURRENCY, FEE, RECIPIENT, RECIPIENT_ACCOUNT, DESCRIPTION, PROCESSED = range(
     len(COLUMNS)
 )
-WIDTHS = {ID: 250, STATUS: 95, AMOUNT: 110, CURRENCY: 70, FEE: 80, RECIPIENT: 170}
+WIDTHS = {
+    ID: 285,
+    STATUS: 95,
+    AMOUNT: 110,
+    CURRENCY: 65,
+    FEE: 75,
+    RECIPIENT: 150,
+    RECIPIENT_ACCOUNT: 200,
+    DESCRIPTION: 150,
+    PROCESSED: 150,
+}
 
 #: the status in words, and its colour (never colour alone)
 STATUS_TEXT = {"inprogress": "In progress", "done": "Done", "error": "Error"}
