@@ -35,8 +35,8 @@ async def main():
     view.client_id.editingFinished.emit()
     while view.account.count() == 0:
         await asyncio.sleep(0.01)
-    view.date_from.setDate(QDate(2000, 1, 1))
-    view.date_to.setDate(QDate(2100, 1, 1))
+    view.date_from.set_date(QDate(2000, 1, 1))
+    view.date_to.set_date(QDate(2100, 1, 1))
     await asyncio.sleep(0.2)
     stalls = []
     clock = QElapsedTimer()

@@ -49,9 +49,15 @@ def validate(text: str) -> IbanInfo:
     if not compact.isascii() or not compact.isalnum():
         raise IbanError(f"Invalid IBAN {compact}: only letters and digits are allowed")
     try:
-        registry.get_iban_spec(compact[:2])
+        spec = registry.get_iban_spec(compact[:2])
     except (KeyError, SchwiftyException):
         raise IbanError(f"Invalid IBAN {compact}: {_MESSAGES['InvalidCountryCode']}") from None
+    if len(compact) != spec.iban_length:
+        shorter = "short" if len(compact) < spec.iban_length else "long"
+        raise IbanError(
+            f"Invalid IBAN {compact}: too {shorter} — {spec.country} IBANs have "
+            f"{spec.iban_length} characters, this has {len(compact)}"
+        )
     try:
         iban = IBAN(compact)
     except SchwiftyException as exc:

@@ -24,6 +24,8 @@ def segment(name: str, value: str, bound: Bound = limits.CLIENT_ID) -> str:
     problem = bound.length_problem(value)
     if problem:
         raise InvalidInput(name, problem)
+    if any(ch in "/\\?#" or ch.isspace() or not ch.isprintable() for ch in value):
+        raise InvalidInput(name, "has a space, a slash or a character an ID cannot hold")
     return quote(value, safe="")
 
 

@@ -93,6 +93,14 @@ class AccountsArea:
         try:
             accounts = await self._context.banking.list_accounts(client_id)
         except ApiError as exc:
+            if client_id != self._client_id:
+                # never another client's accounts under this one's ID
+                self._client_id = ""
+                self.view.model.set_rows([])
+                self.view.balances.set_rows([])
+                self._balance_shown_for = None
+                self.view.status.setText(f"Client {client_id}: no accounts shown")
+                self._buttons()
             self._presenter.show(exc, lambda: self._tasks.spawn(self._load(client_id, select)))
             return
         self._client_id = client_id
@@ -213,8 +221,11 @@ class AccountsArea:
         view = self.view
         day = None
         if view.at_date.isChecked():
-            chosen = view.balance_date.date()
-            day = dt.date(chosen.year(), chosen.month(), chosen.day())
+            day = view.balance_date.date()
+            if day is None:
+                problem = view.balance_date.problem() or ""
+                self._presenter.show(InvalidInput("At date", problem))
+                return
         try:
             currency = chosen_currency(view.balance_currency.currentText())
         except InvalidInput as exc:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDate
+import datetime as dt
+
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDateEdit,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.accounts.model import RowsModel
+from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
 from app.ui.common.widgets import fit_placeholder, show_rows
 
@@ -61,13 +62,10 @@ class AccountsView(QWidget):
         self.table = _table(self.model)
         self.table.setObjectName("accountsTable")
 
-        self.balance_date = QDateEdit()
-        self.balance_date.setCalendarPopup(True)
-        self.balance_date.setDisplayFormat("yyyy-MM-dd")
-        self.balance_date.setDate(QDate.currentDate())
+        self.balance_date = DateField(dt.date.today())
         self.at_date = QCheckBox("At date")
         # typing or picking a date asks for the balance at that date
-        self.balance_date.dateChanged.connect(lambda _day: self.at_date.setChecked(True))
+        self.balance_date.date_changed.connect(lambda _day: self.at_date.setChecked(True))
         self.balance_currency = QComboBox()
         self.balance_currency.setEditable(True)
         self.balance_currency.addItems(CURRENCY_CHOICES)

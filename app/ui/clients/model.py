@@ -32,7 +32,7 @@ CLIENT_WIDTHS = {
     MOBILE: 130,
     EXTERNAL_ID: 100,
     REFERENCE: 130,
-    STATUS: 85,
+    STATUS: 95,
     CREATED: 95,
 }
 __all__ = ["CLIENT_WIDTHS", "COLUMNS", "PAGE_SIZE", "ClientRole", "ClientsModel", "client_cells"]

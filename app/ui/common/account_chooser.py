@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, QSettings, QSignalBlocker, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.api.errors import ApiError
+from app.core import limits
 from app.ui.common.widgets import fit_placeholder
 
 if TYPE_CHECKING:
@@ -68,7 +69,17 @@ class AccountChooser(QObject):
         index = combo.currentIndex()
         if index >= 0 and combo.currentText() == combo.itemText(index):
             return str(combo.itemData(index))
-        return "".join(combo.currentText().split()).upper()
+        typed = combo.currentText().split(" (", 1)[0]  # an edited label: its IBAN part
+        return "".join(typed.split()).upper()
+
+    def account_problem(self) -> str | None:
+        """What is wrong with the account typed, before anything is asked about it."""
+        account = self.account_id()
+        if not account:
+            return "choose or enter the account"
+        if not account.isascii() or not account.isalnum():
+            return f"{account[:40]!r} is not an account: enter its IBAN, letters and digits"
+        return limits.ACCOUNT_ID.length_problem(account)
 
     def choose(self, client_id: str, account_id: str) -> None:
         """That client and account, its other accounts listed."""
@@ -92,13 +103,16 @@ class AccountChooser(QObject):
             return  # another client was typed meanwhile
         self.accounts = accounts
         combo = self.view.account
-        typed = combo.currentText()
+        typed = self.account_id()
         with QSignalBlocker(combo):  # refilling the list is no change of the account
             combo.clear()
             for account in accounts:
                 combo.addItem(f"{account.iban} ({account.status})", account.id)
-            if typed:
-                combo.setEditText(typed)
+            # an account of this client stays chosen; another client's gives way to the first
+            ids = [account.id for account in accounts]
+            combo.setCurrentIndex(ids.index(typed) if typed in ids else (0 if ids else -1))
+            if not ids:
+                combo.setEditText("")
         self.changed.emit()
         self.accounts_found.emit(client_id)
         if not accounts:

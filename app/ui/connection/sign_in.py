@@ -78,6 +78,7 @@ class SignInDialog(QDialog):
         self.ca_bundle = QLineEdit()
         self.ca_bundle.setPlaceholderText("optional: a PEM file of extra trusted CAs")
         browse = QPushButton("Browse…")
+        browse.setAutoDefault(False)  # Enter signs in; it never opens the file chooser
         browse.clicked.connect(self._browse)
         ca_row = QHBoxLayout()
         ca_row.addWidget(self.ca_bundle, 1)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtGui import QGuiApplication
 
-from app.api.errors import ApiError
+from app.api.errors import ApiError, BadRequest
 from app.ui.iban.view import IbanLookupView
 from app.ui.shell.areas import AreaContext
 
@@ -68,9 +68,12 @@ class IbanArea:
     def look_up(self) -> None:
         info = self._validate_offline(self.view.input.text())
         if info is None:
+            self.view.validity.setStyleSheet(_BAD_STYLE)
             if not self.view.input.text().strip():
-                self.view.validity.setStyleSheet(_BAD_STYLE)
                 self.view.validity.setText("Enter an IBAN to look up.")
+            else:
+                self.view.validity.setText(f"Not looked up: {self.view.validity.text()}")
+            self.view.input.setFocus()
             return
         self._show(info, None, "Offline registry; asking the API…")
         self.view.lookup_button.setEnabled(False)
@@ -80,7 +83,12 @@ class IbanArea:
         try:
             data = await self._context.banking.iban_check(info.iban)
         except ApiError as exc:
-            self._show(info, None, "Offline registry only (the API check failed)")
+            if isinstance(exc, BadRequest) and exc.has_error_body:
+                # an answer, not an outage: say what the API said about this IBAN
+                source = f"Offline registry; the API answered: {exc.title}"
+            else:
+                source = "Offline registry only (the API could not be asked)"
+            self._show(info, None, source)
             self._presenter.show(exc, self.look_up)
             return
         finally:

@@ -227,15 +227,14 @@ class MainWindow(QMainWindow):
         if self._sandbox_url is None:
             import asyncio  # here, not at the top: the window shows before asyncio loads
 
-            self.statusBar().showMessage(f"Starting {self.backend.name}…")
+            self.connection_label.setText(f"{self.backend.name}: starting…")
             try:
                 # off the GUI thread: the sandbox builds its demo data
                 self._sandbox_url = await asyncio.get_running_loop().run_in_executor(
                     None, self.backend.start
                 )
             except Exception as exc:  # a failed start is shown, never lost
-                self.connection_label.setText(f"{self.backend.name}: failed to start")
-                self.statusBar().showMessage(f"{self.backend.name} failed to start: {exc}")
+                self.connection_label.setText(f"{self.backend.name}: failed to start ({exc})")
                 raise ApiConnectionError(f"{self.backend.name} failed to start: {exc}") from exc
         return self._sandbox_url
 
@@ -264,7 +263,6 @@ class MainWindow(QMainWindow):
                 loads.append(load)
         await self.check_health()
         await asyncio.gather(*loads)
-        self.statusBar().showMessage("Ready", 5000)
 
     @property
     def session(self) -> Session | None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
@@ -80,16 +80,22 @@ class StatementsArea:
         view = self.view
         client_id = self.chooser.client_id()
         account_id = self.chooser.account_id()
-        date_from = _day(view.date_from.date())
-        date_to = _day(view.date_to.date())
+        date_from = view.date_from.date()
+        date_to = view.date_to.date()
         problem = None
         currency = None
         if not client_id:
-            problem = InvalidInput("client", "enter the client ID")
+            problem = InvalidInput("Client", "enter the client ID")
         elif not account_id:
-            problem = InvalidInput("account", "choose or enter the account")
+            problem = InvalidInput("Account", "choose or enter the account")
+        elif (account_problem := self.chooser.account_problem()) is not None:
+            problem = InvalidInput("Account", account_problem)
+        elif date_from is None or date_to is None:
+            which = "From" if date_from is None else "To"
+            field = view.date_from if date_from is None else view.date_to
+            problem = InvalidInput(which, field.problem() or "")
         elif date_from > date_to:
-            problem = InvalidInput("period", f"From ({date_from}) is after To ({date_to})")
+            problem = InvalidInput("Period", f"From ({date_from}) is after To ({date_to})")
         else:
             try:
                 currency = chosen_currency(view.currency.currentText())
@@ -98,6 +104,7 @@ class StatementsArea:
         if problem is not None:
             self._presenter.show(problem)
             return
+        assert date_from is not None and date_to is not None
         self.cancel()
         # show the load at once, before the task gets its first turn
         view.model.clear()
@@ -214,10 +221,6 @@ class StatementsArea:
     def _remember_columns(self) -> None:
         header = self.view.table.horizontalHeader()
         self._settings.setValue("statement/columns", header.saveState())
-
-
-def _day(day: QDate) -> dt.date:
-    return dt.date(day.year(), day.month(), day.day())
 
 
 def _main_currency(records: list[StatementRecord]) -> str:

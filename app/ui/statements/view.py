@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QDate, Qt
+import datetime as dt
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDateEdit,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -21,7 +22,9 @@ from PySide6.QtWidgets import (
 
 from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.balance_chart import BalanceChart
+from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import (
     ACCOUNT,
     AMOUNT,
@@ -54,13 +57,9 @@ class StatementView(QWidget):
         self.chooser = AccountChooserView("statement")
         self.client_id = self.chooser.client_id
         self.account = self.chooser.account
-        self.date_from = QDateEdit()
-        self.date_to = QDateEdit()
-        today = QDate.currentDate()
-        for edit, day in ((self.date_from, today.addDays(-30)), (self.date_to, today)):
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd")
-            edit.setDate(day)
+        today = dt.date.today()
+        self.date_from = DateField(today - dt.timedelta(days=30))
+        self.date_to = DateField(today)
         self.currency = QComboBox()
         self.currency.setObjectName("statementCurrency")
         self.currency.setEditable(True)
@@ -92,6 +91,7 @@ class StatementView(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("statementSearch")
         self.search.setPlaceholderText("Search the loaded rows")
+        fit_placeholder(self.search)
         self.search.setClearButtonEnabled(True)
         self.search.setMaximumWidth(280)
         self.export_button = QPushButton("Export CSV…")
@@ -133,7 +133,7 @@ class StatementView(QWidget):
         splitter.setStretchFactor(1, 1)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("<h2>Statement</h2>"))
+        layout.addWidget(QLabel("<h2>Statements</h2>"))
         layout.addWidget(self.chooser)
         layout.addLayout(period)
         layout.addLayout(tools)

@@ -1,6 +1,7 @@
 """The Accounts area against the sandbox: open, list, details, enable/disable/close with a
 confirmation, balances at a date and in a currency."""
 
+import datetime as dt
 import re
 
 from PySide6.QtGui import QGuiApplication
@@ -115,11 +116,12 @@ def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, setting
     assert rows[3][1] == "1,000,000"  # JPY has no minor unit
     view.balance_currency.setCurrentText("EUR")
     view.at_date.setChecked(True)
-    view.balance_date.setDate(view.balance_date.date().addYears(-5))
+    five_years_ago = view.balance_date.date() - dt.timedelta(days=5 * 366)
+    view.balance_date.line.setText(five_years_ago.isoformat())  # typed
     view.balances.set_rows([])
     run_on(qloop, balance())
     assert [cells(view.balances, r) for r in range(view.balances.rowCount())] == [
-        ["EUR", "0.00", "0.00", view.balance_date.date().toString("yyyy-MM-dd")]
+        ["EUR", "0.00", "0.00", five_years_ago.isoformat()]
     ]
     view.balance_currency.setCurrentText("EUX")
     view.balance_button.click()
@@ -154,7 +156,7 @@ def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
     assert window.current_area() == "Statements"
     assert window.area(StatementsArea).view.client_id.text() == "C0000001"
     run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 1))
-    assert window.area(StatementsArea).view.account.currentText() == iban
+    assert window.area(StatementsArea).chooser.account_id() == iban
     run_on(qloop, window.aclose())
 
 
@@ -191,8 +193,13 @@ def test_every_balance_shows_and_the_date_can_be_typed(qtbot, qloop, sandbox, se
     window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
     view.table.selectRow(0)
     assert view.balance_date.isEnabled() and not view.at_date.isChecked()
-    view.balance_date.setDate(view.balance_date.date().addDays(-1))  # typing a date
-    assert view.at_date.isChecked()
+    view.balance_date.line.setText("2025-0")  # half typed: nothing asked yet
+    assert not view.at_date.isChecked()
+    view.balance_date.line.setText("2025-01-01")  # typed whole: taken as typed
+    assert view.at_date.isChecked() and view.balance_date.date() == dt.date(2025, 1, 1)
+    view.balance_date.line.setText("2025-02-30")
+    assert view.balance_date.date() is None
+    assert view.balance_date.line.toolTip() == "2025-02-30 is not a day of the calendar"
     view.at_date.setChecked(False)
 
     async def balance():

@@ -29,8 +29,8 @@ def choose(qtbot, qloop, view, client_id, start, end):
     view.client_id.editingFinished.emit()
     run_on(qloop, until(lambda: view.account.count() > 0))
     view.account.setCurrentIndex(0)
-    view.date_from.setDate(QDate(start.year, start.month, start.day))
-    view.date_to.setDate(QDate(end.year, end.month, end.day))
+    view.date_from.set_date(QDate(start.year, start.month, start.day))
+    view.date_to.set_date(QDate(end.year, end.month, end.day))
 
 
 def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandbox, settings):
@@ -80,14 +80,14 @@ def test_bad_period_is_refused_with_a_clear_box(qtbot, qloop, sandbox, settings)
     window, view = open_statement(qtbot, qloop, sandbox, settings)
     view.client_id.setText(DEMO_PERSON_ID)
     view.account.setEditText("LT594010000000000001")
-    view.date_from.setDate(QDate(2024, 5, 2))
-    view.date_to.setDate(QDate(2024, 5, 1))
+    view.date_from.set_date(QDate(2024, 5, 2))
+    view.date_to.set_date(QDate(2024, 5, 1))
     view.load_button.click()
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Invalid input"
-    assert box.text() == "period: From (2024-05-02) is after To (2024-05-01)"
+    assert box.text() == "Period: From (2024-05-02) is after To (2024-05-01)"
     box.button(QMessageBox.StandardButton.Ok).click()
-    view.date_to.setDate(QDate(2024, 5, 3))
+    view.date_to.set_date(QDate(2024, 5, 3))
     view.account.setEditText("LT00NOTANACCOUNT")
     view.load_button.click()
     run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))

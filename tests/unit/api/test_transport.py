@@ -335,3 +335,12 @@ def test_base_url_with_or_without_the_version_prefix(base):
     transport, seen = recording([httpx.Response(200, json={"result": "ok"})])
     run(make_client(base, transport=transport).healthcheck())
     assert str(seen[0].url) == "https://bank.example/v1/healthcheck"
+
+
+@pytest.mark.parametrize("client_id", ["abc <b>x</b>", "a b", "a\tb", "x\ud800", "../v2"])
+def test_ids_that_would_break_the_path_are_refused_before_sending(client_id):
+    transport, seen = recording([])
+    client = make_client("https://bank.example", transport=transport)
+    with pytest.raises(InvalidInput, match="^clientId: has a space, a slash"):
+        run(client.list_accounts(client_id))
+    assert seen == []

@@ -18,7 +18,8 @@ def test_valid_iban_with_bank_data_from_the_offline_registry():
     [
         ("DE89370400440532013001", "the check digits do not match"),
         ("XX89370400440532013000", "does not start with a known country code"),
-        ("DE8937040044053201300", "wrong length"),
+        ("DE8937040044053201300", "too short — DE IBANs have 22 characters, this has 21"),
+        ("DE89", "too short — DE IBANs have 22 characters, this has 4"),
         ("DE89-3704", "only letters and digits"),
         ("   ", "it is empty"),
     ],
