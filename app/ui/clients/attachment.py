@@ -29,7 +29,7 @@ from app.api.action import ActionKey, OutcomeUnknown
 from app.api.errors import ApiError, InvalidInput
 from app.core import limits
 from app.ui.common import checks
-from app.ui.common.form import FormRows
+from app.ui.common.form import FormRows, ReasonLabel
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class AttachmentDialog(QDialog):
         self.form.add("document_type", "Document type", self.document_type)
         for key, label, placeholder in (
             ("document_number", "Document number (optional)", ""),
-            ("country", "Issuing country (optional)", "LT"),
+            ("country", "Issuing country (optional)", "e.g. LT"),
             ("issued_at", "Issued (optional)", "yyyy-mm-dd"),
             ("expired_at", "Expires (optional)", "yyyy-mm-dd"),
             ("additional", "Notes (optional)", ""),
@@ -108,7 +108,11 @@ class AttachmentDialog(QDialog):
         layout.addLayout(grid)
         layout.addWidget(self.add_to_documents)
         layout.addWidget(self.outcome)
-        layout.addWidget(self.buttons)
+        self.reason = ReasonLabel()
+        footer = QHBoxLayout()
+        footer.addWidget(self.reason, 1)
+        footer.addWidget(self.buttons)
+        layout.addLayout(footer)
         self.form.edited.connect(lambda _key: self.refresh())
         self.refresh()
 
@@ -169,6 +173,7 @@ class AttachmentDialog(QDialog):
         busy = self._task is not None and not self._task.done()
         self.upload_button.setEnabled(not reason and not busy)
         self.upload_button.setToolTip(reason)
+        self.reason.setText(reason)
 
     # -- upload
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -35,7 +36,7 @@ from app.core import limits
 from app.core.limits import Bound
 from app.ui.common import checks
 from app.ui.common.checks import Check
-from app.ui.common.form import INVALID_STYLE, PROBLEM_STYLE, FormRows
+from app.ui.common.form import INVALID_STYLE, PROBLEM_STYLE, FormRows, ReasonLabel
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class Field:
 
 
 def _country(path: tuple[str, ...], label: str, *, required: bool = True) -> Field:
-    return Field(path, label, limits.COUNTRY, required, "LT", checks.country, upper=True)
+    return Field(path, label, limits.COUNTRY, required, "e.g. LT", checks.country, upper=True)
 
 
 def _date(path: tuple[str, ...], label: str) -> Field:
@@ -103,12 +104,14 @@ PERSON_FIELDS: list[Field] = [
     Field(("last_name",), "Last name", limits.PERSON_NAME),
     _date(("birth_date",), "Birth date"),
     _country(("nationality",), "Nationality", required=False),
-    Field(("email",), "E-mail", limits.EMAIL, True, "name@example.lt", checks.email),
-    Field(("contact_mobile_number",), "Mobile", limits.PHONE, True, "+37061234567", checks.phone),
+    Field(("email",), "E-mail", limits.EMAIL, True, "e.g. name@example.lt", checks.email),
+    Field(
+        ("contact_mobile_number",), "Mobile", limits.PHONE, True, "e.g. +37061234567", checks.phone
+    ),
     Field(("external_id",), "External ID", limits.EXTERNAL_ID, required=False),
     *_address("address", "Address"),
     *_tax_id(),
-    Field(("ip",), "IP address", limits.IP, True, "192.0.2.10", checks.ipv4),
+    Field(("ip",), "IP address", limits.IP, True, "e.g. 192.0.2.10", checks.ipv4),
 ]
 COMPANY_FIELDS: list[Field] = [
     Field(("name",), "Name", limits.COMPANY_NAME),
@@ -120,8 +123,10 @@ COMPANY_FIELDS: list[Field] = [
     Field(("vat_number",), "VAT number", limits.VAT_NUMBER, required=False),
     Field(("nace_code",), "NACE code", limits.NACE_CODE),
     *_address("registered_address", "Registered address"),
-    Field(("email",), "E-mail", limits.EMAIL, True, "office@example.lt", checks.email),
-    Field(("contact_mobile_number",), "Phone", limits.PHONE, True, "+37052000000", checks.phone),
+    Field(("email",), "E-mail", limits.EMAIL, True, "e.g. office@example.lt", checks.email),
+    Field(
+        ("contact_mobile_number",), "Phone", limits.PHONE, True, "e.g. +37052000000", checks.phone
+    ),
     Field(("external_id",), "External ID", limits.EXTERNAL_ID, required=False),
     Field(("website",), "Website", limits.WEBSITE, required=False),
 ]
@@ -201,7 +206,11 @@ class ClientDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addWidget(self.changes)
-        layout.addWidget(self.buttons)
+        self.reason = ReasonLabel()
+        footer = QHBoxLayout()
+        footer.addWidget(self.reason, 1)
+        footer.addWidget(self.buttons)
+        layout.addLayout(footer)
         if original is not None:
             self._fill(original)
         self._show_mode()
@@ -355,6 +364,7 @@ class ClientDialog(QDialog):
                 self.changes.setText("Will send: " + ", ".join(described) if described else "")
         self.save_button.setEnabled(not reason and not self._sending)
         self.save_button.setToolTip(reason)
+        self.reason.setText(reason)
 
     # -- saving
 

@@ -1,7 +1,8 @@
 """Rows of a form whose problems are shown in place: a caption, the input and, beside it, what
-is wrong with it in plain words (or a note, such as the bank of an IBAN). A field the user has
-not come to yet is not called "Required" until they try to send; the problems of all rows
-are shown at once, in a column of their own, so the form never jumps."""
+is wrong with it in plain words (or a note, such as the bank of an IBAN). A required field the
+user has not come to yet says "Required" quietly (grey), and in red once they come to it or
+try to send; the problems of all rows are shown at once, in a column of their own, so the form
+never jumps."""
 
 from __future__ import annotations
 
@@ -71,15 +72,31 @@ class FormRows(QObject):
         Submit's tooltip says it ("" when it can)."""
         for key, row in self.rows.items():
             problem = problems.get(key, "")
-            if problem.startswith("Required") and not (self.tried or key in self.touched):
-                problem = ""
+            quiet = problem.startswith("Required") and not (self.tried or key in self.touched)
             text = problem or (notes or {}).get(key, "")
+            if quiet:
+                problem = ""
             row.problem.setText(text)
             row.problem.setToolTip(text)
             row.problem.setStyleSheet(PROBLEM_STYLE if problem else NOTE_STYLE)
             row.widget.setStyleSheet(INVALID_STYLE if problem else "")
-        if not problems:
-            return ""
-        count = len(problems)
-        names = ", ".join(self.rows[key].label for key in problems if key in self.rows)
-        return f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
+        return reason(problems, self.rows)
+
+
+def reason(problems: Mapping[Any, str], rows: Mapping[Any, Row]) -> str:
+    """Why the form cannot be sent yet, naming the fields ("" when it can)."""
+    if not problems:
+        return ""
+    count = len(problems)
+    names = ", ".join(rows[key].label for key in problems if key in rows)
+    return f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
+
+
+class ReasonLabel(QLabel):
+    """Beside a form's send button: why it cannot be pressed yet, in plain sight."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.setObjectName("formReason")
+        self.setWordWrap(True)
+        self.setStyleSheet(NOTE_STYLE)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -39,7 +40,7 @@ from app.core.ids import uuid7
 from app.core.limits import Bound
 from app.core.money import MoneyError, format_minor, is_currency, to_minor
 from app.ui.common import checks
-from app.ui.common.form import NOTE_STYLE, PROBLEM_STYLE, FormRows
+from app.ui.common.form import NOTE_STYLE, PROBLEM_STYLE, FormRows, ReasonLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
 from app.ui.transfers.model import KIND_TITLES, KINDS, STATUS_TEXT, Kind, list_transfers
@@ -70,7 +71,7 @@ class Field:
 
 FIELDS: tuple[Field, ...] = (
     Field("id", "Transfer ID", ALL, ALL, limits.TRANSFER_ID),
-    Field("amount", "Amount", ALL, ALL, Bound(1, 40), "1234.50"),
+    Field("amount", "Amount", ALL, ALL, Bound(1, 40), "e.g. 1234.50"),
     Field("currency", "Currency", ALL, ALL, limits.CURRENCY),
     Field("recipient_name", "Recipient name", ALL, ("sepa", "world"), limits.RECIPIENT_NAME),
     Field(
@@ -79,7 +80,7 @@ FIELDS: tuple[Field, ...] = (
         ("sepa", "internal"),
         ("sepa", "internal"),
         limits.RECIPIENT_IBAN,
-        "DE89 3704 0044 0532 0130 00",
+        "e.g. DE89 3704 0044 0532 0130 00",
     ),
     Field(
         "recipient_account",
@@ -87,7 +88,7 @@ FIELDS: tuple[Field, ...] = (
         ("world",),
         ("world",),
         limits.RECIPIENT_ACCOUNT,
-        "account number or IBAN",
+        "its number, or an IBAN",
     ),
     Field(
         "recipient_country",
@@ -95,7 +96,7 @@ FIELDS: tuple[Field, ...] = (
         ("sepa", "world"),
         ("sepa", "world"),
         limits.COUNTRY,
-        "DE",
+        "e.g. DE",
     ),
     Field(
         "recipient_address",
@@ -114,13 +115,18 @@ FIELDS: tuple[Field, ...] = (
     ),
     Field("priority", "Priority", ("world",), ("world",), Bound(0, 10)),
     Field("charges_type", "Charges", ("world",), ("world",), Bound(0, 10)),
-    Field("bic", "Beneficiary bank: BIC", ("world",), ("world",), Bound(0, 11), "COBADEFFXXX"),
+    Field("bic", "Beneficiary bank: BIC", ("world",), ("world",), Bound(0, 11), "e.g. COBADEFFXXX"),
     Field("bank", "Beneficiary bank: name", ("world",), (), limits.BANK_NAME),
     Field("bank_address", "Beneficiary bank: address", ("world",), (), limits.BANK_ADDRESS),
     Field(
-        "bank_country", "Beneficiary bank: country", ("world",), ("world",), limits.COUNTRY, "US"
+        "bank_country",
+        "Beneficiary bank: country",
+        ("world",),
+        ("world",),
+        limits.COUNTRY,
+        "e.g. US",
     ),
-    Field("ip", "Client IP address", ALL, (), limits.IP, "192.0.2.10"),
+    Field("ip", "Client IP address", ALL, (), limits.IP, "e.g. 192.0.2.10"),
 )
 FEE_INPUTS = frozenset(
     {
@@ -226,7 +232,11 @@ class TransferDialog(QDialog):
         for label in (self.fee, self.total, self.available, self.warning, self.status):
             layout.addWidget(label)
         layout.addStretch(1)  # the room a smaller kind leaves goes here, not between rows
-        layout.addWidget(self.buttons)
+        self.reason = ReasonLabel()
+        footer = QHBoxLayout()
+        footer.addWidget(self.reason, 1)
+        footer.addWidget(self.buttons)
+        layout.addLayout(footer)
 
         self._fee_timer = QTimer(self)
         self._fee_timer.setSingleShot(True)
@@ -414,6 +424,7 @@ class TransferDialog(QDialog):
             reason = "This transfer was sent: New transfer starts another"
         self.submit_button.setEnabled(not reason and not self._sending)
         self.submit_button.setToolTip(reason)
+        self.reason.setText(reason)
         self._show_total()
 
     # -- the fee, live

@@ -12,6 +12,7 @@ from app.ui.clients import ClientsArea
 from app.ui.clients import model as clients_model
 from app.ui.clients.dialog import ClientDialog
 from app.ui.clients.model import PAGE_SIZE, ClientRole, ClientsModel
+from app.ui.common.form import NOTE_STYLE, PROBLEM_STYLE
 from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.shell.tasks import TaskGroup
 from tests.ui.conftest import run_on, until
@@ -423,7 +424,14 @@ def test_form_checks_speak_plainly_show_every_problem_and_never_cut_text(
         },
     )
     assert len(dialog.inputs[("first_name",)].text()) == 101  # shown, not cut
-    problems = {p: label.text() for p, label in dialog.problems.items() if label.text()}
+    # a required field not come to yet says so quietly; the fields typed in say what is wrong
+    assert dialog.problems[("external_reference",)].text() == "Required"
+    assert dialog.problems[("external_reference",)].styleSheet() == NOTE_STYLE
+    problems = {
+        p: label.text()
+        for p, label in dialog.problems.items()
+        if label.text() and label.styleSheet() == PROBLEM_STYLE
+    }
     assert problems == {
         ("first_name",): "At most 100 characters (101 now)",
         ("birth_date",): "1990-02-30 is not a day of the calendar",
@@ -437,9 +445,10 @@ def test_form_checks_speak_plainly_show_every_problem_and_never_cut_text(
         "6 fields to correct first: External reference, First name, Birth date, Mobile, "
         "Address: country, IP address"
     )
-    # a required field not come to yet is marked once Save is tried
+    assert dialog.reason.text() == dialog.save_button.toolTip()  # in plain sight too
+    # a required field not come to yet is marked in red once Save is tried
     dialog.save()
-    assert dialog.problems[("external_reference",)].text() == "Required"
+    assert dialog.problems[("external_reference",)].styleSheet() == PROBLEM_STYLE
     height = dialog.sizeHint().height()
     fill(dialog, {("first_name",): "Nora"})
     assert dialog.sizeHint().height() == height  # the form does not jump
