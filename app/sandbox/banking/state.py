@@ -23,6 +23,7 @@ from app.core import filter as flt
 from app.core.countries import country_name
 from app.core.iban import IbanError
 from app.core.iban import validate as validate_iban
+from app.core.money import format_minor
 from app.sandbox.banking.ledger import Ledger, Movement
 from app.sandbox.banking.nace import ALLOWED
 from app.sandbox.banking.tariff import WORLD_CURRENCIES, internal_fee, sepa_fee, world_fee
@@ -295,10 +296,12 @@ class Bank:
         if operation == "close":
             left = {c: b for c, b in account.ledger.balances.items() if b}
             if left or any(account.holds.values()):
-                money = ", ".join(f"{c} {b}" for c, b in sorted(left.items())) or "in progress"
+                money = (
+                    ", ".join(format_minor(b, c) for c, b in sorted(left.items()))
+                    or "transfers in progress"
+                )
                 raise not_allowed(
-                    f"Account {account.id} still holds money ({money} minor units): "
-                    "move it out before closing"
+                    f"Account {account.id} still holds money ({money}): move it out before closing"
                 )
 
         def commit() -> None:

@@ -44,6 +44,12 @@ class AccountsArea:
         view.statement_button.clicked.connect(self.statement)
         view.transfer_button.clicked.connect(self.new_transfer)
         context.events.transfer_changed.connect(self._transfer_changed)
+        for changed in (
+            view.at_date.toggled,
+            view.balance_date.date_changed,
+            view.balance_currency.currentTextChanged,
+        ):
+            changed.connect(self._balance_question_changed)
         self._balance_shown_for: str | None = None
         view.balance_button.clicked.connect(self.show_balance)
         view.table.selectionModel().selectionChanged.connect(lambda *_: self._buttons())
@@ -84,7 +90,7 @@ class AccountsArea:
     def show_accounts(self) -> None:
         client_id = self.view.client_id.text().strip()
         if not client_id:
-            self._presenter.show(InvalidInput("client", "enter the client ID"))
+            self._presenter.show(InvalidInput("Client", "enter the client ID"))
             return
         self._settings.setValue("accounts/client_id", client_id)
         self._tasks.spawn(self._load(client_id))
@@ -126,7 +132,33 @@ class AccountsArea:
             action = self._opening[1]  # the last one's outcome is unknown: the same action
         else:
             action = ActionKey()
-        self._tasks.spawn(self._open(client_id, action))
+        self._tasks.spawn(self._confirm_open(client_id, action))
+
+    async def _confirm_open(self, client_id: str, action: ActionKey) -> None:
+        """One click never opens an account by accident: it asks first."""
+        again = action.last_request is not None
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Open account",
+            f"Open a new account for client {client_id}?"
+            + (
+                "\nThe last attempt's outcome is unknown: it is sent again, and opens at most"
+                " one account."
+                if again
+                else ""
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.view,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        self.confirmation = box
+        try:
+            confirmed = await opened(box) == QMessageBox.StandardButton.Yes
+        finally:
+            self.confirmation = None
+            box.deleteLater()
+        if confirmed:
+            await self._open(client_id, action)
 
     async def _open(self, client_id: str, action: ActionKey) -> None:
         key = action.key_for({"open account": client_id})
@@ -194,6 +226,12 @@ class AccountsArea:
         account = self.selected()
         if account is not None:
             self._context.open(TransfersArea).new_transfer(self._client_id, account.id)
+
+    def _balance_question_changed(self, *_args: object) -> None:
+        """The date or currency asked about changed: the balances shown answered another
+        question, so they go until asked again."""
+        self.view.balances.set_rows([])
+        self._balance_shown_for = None
 
     def _transfer_changed(self, account_id: str) -> None:
         """A transfer of the account whose balance is shown was created or settled."""

@@ -33,6 +33,7 @@ class ClientsArea:
         self._tasks = context.tasks
         self._settings = settings = context.settings
         self.dialog: ClientDialog | None = None
+        self._done = ""  # what the last action did, said beside the count
         self.upload_dialog: AttachmentDialog | None = None
         self.notice: QMessageBox | None = None
         self.model = ClientsModel(self._page, context.tasks, view)
@@ -101,7 +102,9 @@ class ClientsArea:
 
     def _loaded(self, count: int) -> None:
         more = "" if not self.model.canFetchMore(QModelIndex()) else " (scroll for more)"
-        self.view.status.setText(f"{count:,} clients{more}")
+        counted = f"{count:,} client{'s' if count != 1 else ''}{more}"
+        self.view.status.setText(f"{self._done}; {counted}" if self._done else counted)
+        self._done = ""
 
     def selected(self) -> ClientV2 | None:
         rows = self.view.table.selectionModel().selectedRows()
@@ -179,11 +182,15 @@ class ClientsArea:
         if saved is None:
             return
         if created:
-            self.view.status.setText(f"Created client {saved.id}")
+            self._done = f"Created client {saved.id}"
+            self.view.status.setText(self._done)
             self.model.reload(self.model.filter)
         else:
             self.model.replace_client(saved)
-            self.view.status.setText(f"Saved client {saved.id}")
+            count = self.model.rowCount()
+            self.view.status.setText(
+                f"Saved client {saved.id}; {count:,} client{'s' if count != 1 else ''}"
+            )
         if dialog.notice:
             # what happened to an earlier Save whose outcome was unknown
             box = QMessageBox(

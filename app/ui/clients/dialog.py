@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -36,7 +37,13 @@ from app.core import limits
 from app.core.limits import Bound
 from app.ui.common import checks
 from app.ui.common.checks import Check
-from app.ui.common.form import INVALID_STYLE, PROBLEM_STYLE, FormRows, ReasonLabel
+from app.ui.common.form import (
+    INVALID_STYLE,
+    PROBLEM_STYLE,
+    FormRows,
+    ReasonLabel,
+    ask_before_discarding,
+)
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -217,6 +224,7 @@ class ClientDialog(QDialog):
         self.form.edited.connect(lambda _key: self.refresh())
         self._task: asyncio.Task[None] | None = None
         self._sending = False
+        self.discard: QMessageBox | None = None
         self.refresh()
 
     @staticmethod
@@ -326,6 +334,8 @@ class ClientDialog(QDialog):
         for field in self.fields:
             text = self._text(field.path)
             problem = checks.length(text, field.bound, required=field.required)
+            if problem and text and field.check is not None and field.check(text):
+                problem = field.check(text)  # "Enter a two-letter country code", not a count
             if problem is None and text:
                 if field.path == ("nace_code",):
                     problem = self._nace_problem(text)
@@ -481,6 +491,14 @@ class ClientDialog(QDialog):
         self.save_button.setEnabled(not busy)
         if not busy:
             self.refresh()
+
+    def reject(self) -> None:
+        """Escape or Cancel: ask first when something was typed and not saved."""
+        if self.form.touched and self.result_client is None and self.discard is None:
+            self.discard = ask_before_discarding(self, lambda: QDialog.reject(self))
+            self.discard.finished.connect(lambda _r: setattr(self, "discard", None))
+            return
+        super().reject()
 
     def _finish(self, result: ClientV2, notice: str) -> None:
         self.result_client = result

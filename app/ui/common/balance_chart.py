@@ -29,6 +29,18 @@ class BalanceChart(QWidget):
         self._currency = currency
         self.update()
 
+    def placeholder(self) -> str:
+        """What stands in the chart's place while there is no line to draw."""
+        if not self._currency:
+            return "The balance chart appears when a statement with movements is loaded."
+        if not self._points:
+            return f"No {self._currency} movements in this period."
+        day, balance = self._points[0]
+        return (
+            f"One day with {self._currency} movements: the balance was "
+            f"{self._label(balance)} {self._currency} at the end of {day}."
+        )
+
     def _label(self, amount: int) -> str:
         return money_text(amount, self._currency, with_code=True)
 
@@ -40,11 +52,7 @@ class BalanceChart(QWidget):
         text_pen = QPen(palette.text().color())
         painter.setPen(text_pen)
         if len(self._points) < 2:
-            painter.drawText(
-                self.rect(),
-                Qt.AlignmentFlag.AlignCenter,
-                "The balance chart appears when a statement with movements is loaded.",
-            )
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.placeholder())
             return
         metrics = painter.fontMetrics()
         low = min(balance for _, balance in self._points)

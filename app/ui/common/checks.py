@@ -43,8 +43,11 @@ def phone(text: str) -> str | None:
 
 
 def country(text: str) -> str | None:
-    if not is_country(text.upper()):
+    code = text.upper()
+    if len(code) != 2 or not code.isascii() or not code.isalpha():
         return "Enter a two-letter country code such as LT"
+    if not is_country(code):
+        return f"{code} is not a country code: use one such as LT"
     return None
 
 

@@ -55,7 +55,8 @@ async def write_csv(
 
     written = 0
     try:
-        with path.open("w", encoding="utf-8", newline="") as handle:
+        # utf-8-sig: the byte-order mark makes spreadsheet programs read UTF-8 ("Eglė")
+        with path.open("w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
             while chunk := list(itertools.islice(rows, CHUNK)):

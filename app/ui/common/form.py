@@ -6,12 +6,20 @@ never jumps."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QWidget,
+)
 
 PROBLEM_STYLE = "color: #b3261e;"
 NOTE_STYLE = "color: #44474e;"
@@ -100,3 +108,21 @@ class ReasonLabel(QLabel):
         self.setObjectName("formReason")
         self.setWordWrap(True)
         self.setStyleSheet(NOTE_STYLE)
+
+
+def ask_before_discarding(dialog: QDialog, close: Callable[[], None]) -> QMessageBox:
+    """Escape or Close on a form with typed input: ask before what was typed is lost; ``close``
+    closes it without asking again."""
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Discard what you typed?",
+        "Close the form without sending it? What you typed is lost.",
+        QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        dialog,
+    )
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.finished.connect(
+        lambda result: close() if result == QMessageBox.StandardButton.Discard else None
+    )
+    box.open()  # never exec(): the loop keeps running
+    return box

@@ -23,5 +23,7 @@ def chosen_currency(text: str) -> str | None:
     if code in ("", ALL_CURRENCIES.upper()):
         return None
     if not is_currency(code):
-        raise InvalidInput("currency", f"{code!r} is not an ISO 4217 currency code")
+        raise InvalidInput(
+            "Currency", f"{code[:20]!r} is not an ISO 4217 currency code such as EUR"
+        )
     return code

@@ -34,17 +34,17 @@ class ServerProfile:
     def check(self) -> None:
         """Refuse a profile that cannot work, naming the field."""
         if not self.name.strip():
-            raise InvalidInput("name", "give the server a name")
+            raise InvalidInput("Name", "give the server a name")
         if self.name in (SANDBOX, NEW_SERVER):
-            raise InvalidInput("name", f"{self.name!r} is reserved")
+            raise InvalidInput("Name", f"{self.name!r} is reserved")
         from app.api.transport import check_base_url  # httpx loads after the window shows
 
         check_base_url(self.base_url)
         problem = limits.PARTNER_CODE.length_problem(self.partner_code)
         if problem:
-            raise InvalidInput("partner code", problem)
+            raise InvalidInput("Partner code", problem)
         if not self.user.strip():
-            raise InvalidInput("user", "enter the user name")
+            raise InvalidInput("User", "enter the user name")
         if self.ca_bundle and not Path(self.ca_bundle).is_file():
             raise InvalidInput("CA bundle", f"{self.ca_bundle} is not a file")
 

@@ -186,7 +186,7 @@ class SignInDialog(QDialog):
             if not profile.is_sandbox:
                 profile.check()
                 if not password:
-                    raise InvalidInput("password", "enter the password")
+                    raise InvalidInput("Password", "enter the password")
         except InvalidInput as exc:
             self.problem.setText(str(exc))
             return

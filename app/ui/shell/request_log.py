@@ -63,6 +63,8 @@ class RequestLogModel(ReadOnlyTableModel):
             return cells[index.column()]
         if role == ExchangeRole:
             return exchange
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == PATH:
+            return cells[PATH]  # a long path, whole
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (STATUS, LATENCY):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == STATUS:

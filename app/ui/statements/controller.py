@@ -36,6 +36,7 @@ class StatementsArea:
         self._settings = settings = context.settings
         self.loading: asyncio.Task[None] | None = None
         self._shown_for: tuple[str, str] | None = None  # the client and account of the rows
+        self._complete = False  # the rows are the whole statement of the period
         self.exporting: asyncio.Task[None] | None = None
         self.last_load_seconds: float | None = None
         view.load_button.clicked.connect(self.load)
@@ -69,6 +70,7 @@ class StatementsArea:
         if self._shown_for is not None and chosen != self._shown_for:
             self.cancel()
             self._shown_for = None
+            self._complete = False
             self.view.model.clear()
             self.view.chart.set_series([], "")
             self._busy(False)
@@ -111,6 +113,7 @@ class StatementsArea:
         view.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         view.chart.set_series([], "")
         self._shown_for = (client_id, account_id)
+        self._complete = False
         self._busy(True)
         view.status.setText("Loading…")
         self.loading = self._tasks.spawn(
@@ -141,14 +144,21 @@ class StatementsArea:
                     view.status.setText(f"Loading… {model.loaded:,} records")
                     await asyncio.sleep(0)  # let the view paint between batches
         except asyncio.CancelledError:
-            view.status.setText(f"Cancelled after {model.loaded:,} records.")
+            if self._shown_for == (client_id, account_id):  # not when another account came
+                view.status.setText(
+                    f"Cancelled after {model.loaded:,} records: Load again for the whole period."
+                )
             raise
         except ApiError as exc:
-            view.status.setText(f"Loading failed after {model.loaded:,} records.")
+            view.status.setText(
+                f"Loading failed after {model.loaded:,} records: these are not the whole period."
+            )
             self._presenter.show(exc, self.load)
             return
         finally:
             self._busy(False)
+        self._complete = True  # only a whole statement can be exported
+        self._busy(False)
         self.last_load_seconds = time.perf_counter() - started
         view.status.setText(
             f"{model.loaded:,} records, {date_from} to {date_to} "
@@ -166,11 +176,15 @@ class StatementsArea:
         view.progress.setVisible(busy)
         view.cancel_button.setEnabled(busy)
         view.load_button.setEnabled(not busy)
-        view.export_button.setEnabled(not busy and view.model.loaded > 0)
+        view.export_button.setEnabled(not busy and self._complete and view.model.loaded > 0)
+        view.export_button.setToolTip(
+            "" if self._complete else "Export needs the whole statement: Load it first"
+        )
 
     def _chart(self, currency: str | None) -> None:
         records = self.view.model.records()
         if not records:
+            self.view.chart.set_series([], currency or "")
             return
         chosen = currency or _main_currency(records)
         self.view.chart.set_series(daily_balances(records, chosen), chosen)
@@ -212,7 +226,7 @@ class StatementsArea:
             raise
         except OSError as exc:
             view.status.setText("Export failed.")
-            self._presenter.show(InvalidInput("file", f"cannot write {path}: {exc.strerror}"))
+            self._presenter.show(InvalidInput("File", f"cannot write {path}: {exc.strerror}"))
             return
         finally:
             self._busy(False)

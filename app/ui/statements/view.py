@@ -129,8 +129,9 @@ class StatementView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.chart)
-        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([600, 150])  # the rows get the room; the chart is a glance
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Statements</h2>"))

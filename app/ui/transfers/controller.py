@@ -80,13 +80,13 @@ class TransfersArea:
     def show_transfers(self) -> None:
         account_id = self.chooser.account_id()
         if not self.chooser.client_id() or not account_id:
-            self._presenter.show(InvalidInput("account", "enter the client ID and the account"))
+            self._presenter.show(InvalidInput("Account", "enter the client ID and the account"))
             return
         transfer_id = self.view.transfer_id.text().strip() or None
         if transfer_id is not None:
             problem = limits.TRANSFER_ID.length_problem(transfer_id)
             if problem:
-                self._presenter.show(InvalidInput("transfer ID", problem))
+                self._presenter.show(InvalidInput("Transfer ID", problem))
                 return
         self._shown_for = (account_id, self.kind)
         self.view.status.setText("Loading…")
@@ -136,7 +136,7 @@ class TransfersArea:
     def new_transfer_here(self) -> None:
         client_id, account_id = self.chooser.client_id(), self.chooser.account_id()
         if not client_id or not account_id:
-            self._presenter.show(InvalidInput("account", "choose the account to send from"))
+            self._presenter.show(InvalidInput("Account", "choose the account to send from"))
             return
         self.new_transfer(client_id, account_id)
 
@@ -181,6 +181,6 @@ class TransfersArea:
             )
         except OSError as exc:
             view.status.setText("Export failed.")
-            self._presenter.show(InvalidInput("file", f"cannot write {path}: {exc.strerror}"))
+            self._presenter.show(InvalidInput("File", f"cannot write {path}: {exc.strerror}"))
             return
         view.status.setText(f"Exported {written:,} rows to {path}")

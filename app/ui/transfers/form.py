@@ -40,7 +40,13 @@ from app.core.ids import uuid7
 from app.core.limits import Bound
 from app.core.money import MoneyError, format_minor, is_currency, to_minor
 from app.ui.common import checks
-from app.ui.common.form import NOTE_STYLE, PROBLEM_STYLE, FormRows, ReasonLabel
+from app.ui.common.form import (
+    NOTE_STYLE,
+    PROBLEM_STYLE,
+    FormRows,
+    ReasonLabel,
+    ask_before_discarding,
+)
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
 from app.ui.transfers.model import KIND_TITLES, KINDS, STATUS_TEXT, Kind, list_transfers
@@ -173,6 +179,7 @@ class TransferDialog(QDialog):
         self._task: asyncio.Task[None] | None = None
         self._sending = False
         self.confirmation: QMessageBox | None = None
+        self.discard: QMessageBox | None = None
         self.setObjectName("transferDialog")
         self.setWindowTitle("New transfer")
         self.setMinimumWidth(900)
@@ -363,6 +370,8 @@ class TransferDialog(QDialog):
             if field.key in ("recipient_iban", "bic"):
                 text = self._compact(field.key)  # the spaces typed to group it do not count
             problem = checks.length(text, _bound(field, kind), required=kind in field.required)
+            if problem and text and self._format_problem(field.key, text):
+                problem = self._format_problem(field.key, text)  # its shape, not a count
             if problem is None and text:
                 problem = self._format_problem(field.key, text)
             if problem is None and text and field.key in ("recipient_iban", "bic"):
@@ -789,6 +798,14 @@ class TransferDialog(QDialog):
         self.status.setText("")
         self.status.setStyleSheet("")
         self._kind_changed()
+
+    def reject(self) -> None:
+        """Escape or Close: ask first when something was typed and not sent."""
+        if self.form.touched and self.created is None and self.discard is None:
+            self.discard = ask_before_discarding(self, lambda: QDialog.reject(self))
+            self.discard.finished.connect(lambda _r: setattr(self, "discard", None))
+            return
+        super().reject()
 
     def done(self, result: int) -> None:
         self._follow_timer.stop()

@@ -61,11 +61,15 @@ def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings
     assert view.status.text() == f"Client {client_id}: 0 accounts"
     assert not view.close_button.isEnabled()
 
-    async def open_one():
-        view.open_button.click()
-        await until(lambda: view.model.rowCount() == 1)
-
-    run_on(qloop, open_one())
+    view.open_button.click()  # it asks first: No opens nothing
+    assert answer(qloop, accounts, QMessageBox.StandardButton.No) == (
+        f"Open a new account for client {client_id}?"
+    )
+    run_on(qloop, until(lambda: accounts.confirmation is None))
+    assert view.model.rowCount() == 0
+    view.open_button.click()
+    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
+    run_on(qloop, until(lambda: view.model.rowCount() == 1))
     iban, bic, kind, status, _opened = cells(view.model, 0)
     assert (bic, kind, status) == ("AGBLLT2XXXX", "payment", "active")
     assert re.fullmatch(r"LT\d{18}", iban)
@@ -128,7 +132,7 @@ def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, setting
     box = window.presenter.open_boxes[-1]
     assert (box.windowTitle(), box.text()) == (
         "Invalid input",
-        "currency: 'EUX' is not an ISO 4217 currency code",
+        "Currency: 'EUX' is not an ISO 4217 currency code such as EUR",
     )
     box.button(QMessageBox.StandardButton.Ok).click()
     view.copy_button.click()

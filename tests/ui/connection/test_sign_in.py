@@ -2,6 +2,7 @@
 
 import httpx
 from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QMessageBox
 
 from app.ui.clients import ClientsArea
 from app.ui.connection.profiles import NEW_SERVER, SANDBOX
@@ -211,6 +212,8 @@ def test_open_account_after_a_401_runs_again_with_its_request_id(
 
     async def open_account():
         accounts.view.open_button.click()
+        await until(lambda: accounts.confirmation is not None)
+        accounts.confirmation.button(QMessageBox.StandardButton.Yes).click()
         await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
 
     run_on(qloop, open_account())

@@ -134,7 +134,7 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
     dialog.close()
     run_on(qloop, until(lambda: view.status.text().startswith("Exported")))
     assert settings.value("export/folder") == str(target.parent)
-    with target.open(encoding="utf-8", newline="") as handle:
+    with target.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == [
         "Date",
@@ -221,7 +221,7 @@ def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, t
     )
     target = tmp_path / "out.csv"
     run_on(qloop, window.area(StatementsArea).export_to(target))
-    with target.open(encoding="utf-8", newline="") as handle:
+    with target.open(encoding="utf-8-sig", newline="") as handle:
         row = list(csv.reader(handle))[1]
     assert row == [
         "2024-01-01",

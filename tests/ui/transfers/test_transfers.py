@@ -117,7 +117,14 @@ def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sand
     fill(dialog, {"currency": "EUR", "amount": "12.34", "recipient_iban": other})
     fee_shown(qloop, dialog, "Fee: 0.00 EUR")
     assert dialog.total.text() == "Total to be debited: 12.34 EUR (amount 12.34 + fee 0.00)"
+    # Escape on a form with typed input asks before anything is lost
     dialog.reject()
+    assert dialog.isVisible() and dialog.discard is not None
+    dialog.discard.button(QMessageBox.StandardButton.Cancel).click()
+    assert dialog.isVisible()
+    dialog.reject()
+    dialog.discard.button(QMessageBox.StandardButton.Discard).click()
+    assert not dialog.isVisible()
     run_on(qloop, window.aclose())
 
 
@@ -141,7 +148,7 @@ def test_an_answer_for_older_input_is_never_shown(qtbot, qloop, sandbox, setting
     started = time.perf_counter()
     run_on(qloop, until(lambda: time.perf_counter() - started > 1.7))
     assert dialog.fee.text() == "Fee: 10.50 EUR"  # never the 5.50 of the older input
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -160,7 +167,7 @@ def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
     assert window.presenter.open_boxes == []  # never a box
     assert dialog.submit_button.isEnabled()
     admin.delete("/_sandbox/faults")
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -173,8 +180,9 @@ def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
         ({"recipient_name": "N" * 71}, "recipient_name", "At most 70 characters (71 now)"),
         ({"description": "D" * 141}, "description", "At most 140 characters (141 now)"),
         ({"recipient_address": "A" * 141}, "recipient_address", "At most 140 characters"),
-        ({"recipient_country": "XX"}, "recipient_country", "Enter a two-letter country code"),
-        ({"ip": "1.2.3"}, "ip", "At least 7 characters"),
+        ({"recipient_country": "XX"}, "recipient_country", "XX is not a country code: use one"),
+        ({"recipient_country": "Germany"}, "recipient_country", "Enter a two-letter country code"),
+        ({"ip": "1.2.3"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
         ({"ip": "300.0.0.1"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
         ({"id": "x" * 65}, "id", "At most 64 characters (65 now)"),
         ({"recipient_iban": "DE89 3704 0044 0532 0130 01"}, "recipient_iban", "check digits"),
@@ -199,7 +207,7 @@ def test_every_limit_is_checked_as_typed_and_nothing_goes_out(
     assert dialog.confirmation is None
     sent = admin.get("/_sandbox/requests").json()
     assert [e for e in sent if e["method"] == "POST" and not e["path"].endswith("/fee")] == []
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -229,7 +237,7 @@ def test_world_needs_a_description_a_bic_and_a_known_currency(qtbot, qloop, sand
     assert rows["currency"].problem.text() == "Enter an ISO 4217 code such as EUR"
     assert rows["bic"].problem.text() == "A BIC has 8 or 11 letters and digits, like COBADEFFXXX"
     assert dialog.confirmation is None
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -251,7 +259,7 @@ def test_a_double_click_on_submit_makes_one_transfer(qtbot, qloop, sandbox, sett
     run_on(qloop, until(lambda: True))
     assert count_transfers(bank, account_id) == 1
     assert not dialog.submit_button.isEnabled()
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -276,7 +284,7 @@ def test_a_408_after_the_create_is_retried_with_its_key_and_makes_one(
     assert [e["status"] for e in posts] == [408, 200]
     assert posts[0]["request_id"] == posts[1]["request_id"] == dialog.action.key
     assert count_transfers(bank, account_id) == 1
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -297,7 +305,7 @@ def test_submit_again_after_a_500_makes_one_transfer(qtbot, qloop, sandbox, sett
     send(qloop, dialog)  # Submit again: the same request, the same key: replayed
     assert dialog.created is not None
     assert count_transfers(bank, account_id) == 1
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -328,7 +336,7 @@ def test_the_form_follows_the_transfer_until_it_is_done_or_in_error(
     dialog.new_button.click()
     assert dialog.created is None and dialog.value("id") != transfer_id
     assert dialog.value("amount") == "" and dialog.status.text() == ""
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
 
 
@@ -413,7 +421,7 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     assert area.model.data(area.model.index(0, STATUS)) == "In progress"
     target = tmp_path / "sepa.csv"
     run_on(qloop, area.export_to(target))
-    with target.open(encoding="utf-8", newline="") as handle:
+    with target.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[1][:5] == ["S-1", "inprogress", "10.00", "EUR", "0.50"]
     assert rows[1][5] == "Hans Muster"
@@ -443,5 +451,5 @@ def test_new_transfer_from_an_account_has_its_source_filled(qtbot, qloop, sandbo
     assert dialog.source.text() == f"From account {account_id} of client {client_id}"
     assert (area.chooser.client_id(), area.chooser.account_id()) == (client_id, account_id)
     assert len(dialog.value("id")) == 36  # a UUIDv7, which the user may overwrite
-    dialog.reject()
+    dialog.done(0)
     run_on(qloop, window.aclose())
