@@ -175,6 +175,7 @@ class TransferDialog(QDialog):
         self._fee_generation = 0
         self._fee_task: asyncio.Task[None] | None = None
         self._available: dict[str, int] = {}
+        self._world_currencies: list[str] = []  # as the service lists them for the account
         self._auto: dict[str, str] = {}  # what the form filled in itself (from IBAN or BIC)
         self._task: asyncio.Task[None] | None = None
         self._sending = False
@@ -398,7 +399,13 @@ class TransferDialog(QDialog):
         if key == "amount":
             return self._amount_problem(text)
         if key == "currency":
-            return None if is_currency(text.upper()) else "Enter an ISO 4217 code such as EUR"
+            code = text.upper()
+            if not is_currency(code):
+                return "Enter an ISO 4217 code such as EUR"
+            offered = self._world_currencies
+            if self.kind == "world" and offered and code not in offered:
+                return f"World transfers are made in {', '.join(offered)}"
+            return None
         if key in ("recipient_country", "bank_country"):
             return checks.country(text)
         if key == "ip":
@@ -570,12 +577,14 @@ class TransferDialog(QDialog):
             listed = await self._context.banking.world_currencies(self.account_id)
         except ApiError:
             return  # the common currencies stay offered; the service checks on submit
+        self._world_currencies = list(listed.currencies)
         combo = self.inputs["currency"]
         assert isinstance(combo, QComboBox)
         typed = combo.currentText()
         combo.clear()
         combo.addItems(listed.currencies)
         combo.setEditText(typed or (listed.currencies[0] if listed.currencies else ""))
+        self.refresh()
 
     # -- submit
 

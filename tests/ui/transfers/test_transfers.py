@@ -220,6 +220,11 @@ def world_limits(qtbot, qloop, sandbox, settings):
 
 def test_world_needs_a_description_a_bic_and_a_known_currency(qtbot, qloop, sandbox, settings):
     window, dialog = world_limits(qtbot, qloop, sandbox, settings)
+    run_on(qloop, until(lambda: dialog._world_currencies != []))
+    fill(dialog, {"currency": "SEK"})  # a currency, but not one world transfers are made in
+    assert dialog.form.rows["currency"].problem.text() == (
+        "World transfers are made in EUR, USD, GBP, CHF, JPY"
+    )
     fill(
         dialog,
         {
