@@ -215,7 +215,14 @@ def test_400_box_keeps_the_dialog_and_its_request_id(qtbot, qloop, sandbox, sett
     clients.open_create("company")
     run_on(qloop, until(lambda: clients.dialog is not None and clients.dialog.isVisible()))
     dialog = clients.dialog
-    assert dialog.inputs[("nace_code",)].count() > 10  # the NACE picker
+    picker = dialog.inputs[("nace_code",)]
+    assert picker.count() > 10  # the NACE picker
+    longest = max(picker.itemText(i) for i in range(picker.count()))
+    widest = max(
+        picker.view().fontMetrics().horizontalAdvance(picker.itemText(i))
+        for i in range(picker.count())
+    )
+    assert longest and picker.view().minimumWidth() > widest  # no title is cut
     request_id = dialog.action.key
     dialog.reference.setText("REG-C-" + uuid.uuid4().hex[:6])
     fill(
