@@ -101,6 +101,7 @@ async def _iban_check(iban: str, base_url: str, where: str, deadline: float) -> 
     from app.api.banking import BankingClient
     from app.api.errors import ApiError
     from app.api.transport import Bounds, Profile, RetryPolicy, Transport
+    from app.core.text import printable
 
     # the IBAN check is an open operation: no credentials are sent
     profile = Profile(
@@ -124,21 +125,24 @@ async def _iban_check(iban: str, base_url: str, where: str, deadline: float) -> 
     finally:
         await client.aclose()
     print(f"API check ({where})")
-    print(f"  BIC     {data.bic}")
-    print(f"  Bank    {data.bank}")
-    print(f"  Address {data.address}")
-    print(f"  Country {data.country}")
+    # the server's text, never its control characters: a terminal would obey them
+    print(f"  BIC     {printable(data.bic)}")
+    print(f"  Bank    {printable(data.bank)}")
+    print(f"  Address {printable(data.address)}")
+    print(f"  Country {printable(data.country)}")
     print(f"  SEPA    {'yes' if data.sepa else 'no'}")
     return 0
 
 
 def _describe(error: object) -> str:
     from app.api.errors import ApiError
+    from app.core.text import printable
 
     assert isinstance(error, ApiError)
     if error.has_error_body:
-        return f"{error.title}: {error.failure_message} (Error: {error.error_id})"
-    return str(error)
+        title, message = printable(error.title or ""), printable(error.failure_message or "")
+        return f"{title}: {message} (Error: {printable(error.error_id or '', 80)})"
+    return printable(str(error), 500)
 
 
 def _gui() -> int:

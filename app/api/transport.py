@@ -38,6 +38,7 @@ from app.api.errors import (
 )
 from app.api.models import ErrorBody
 from app.core import limits
+from app.core.text import printable
 
 log = logging.getLogger("partner_desk.api")
 
@@ -54,6 +55,7 @@ class Bounds:
     error_bytes: int = 64 * 1024  # an error body, decompressed; the rest is not read
     stream_total: float = 600.0  # seconds for a whole streamed answer (a statement)
     record_bytes: int = 1 * MiB  # one record of a streamed answer
+    statement_records: int = 1_500_000  # records of one streamed answer
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,12 @@ def check_base_url(base_url: str) -> None:
         has_credentials = parts.username is not None or parts.password is not None
     except ValueError:
         raise InvalidInput("base URL", "not a valid address") from None
+    try:
+        port = parts.port
+    except ValueError:
+        raise InvalidInput("base URL", "the port must be a number from 1 to 65535") from None
+    if port == 0:
+        raise InvalidInput("base URL", "the port must be a number from 1 to 65535")
     if has_credentials:
         raise InvalidInput(
             "base URL", "must not carry a user or password: enter them in their own fields"
@@ -613,7 +621,15 @@ def _status_error(response: httpx.Response, body: bytes, call: _Call) -> ApiErro
         failure_message = parsed.failure_message
         error_id = parsed.detail.error_id
         title = parsed.detail.title
-    summary = failure_message or f"HTTP {response.status_code} {response.reason_phrase}".strip()
+    if failure_message:
+        summary = failure_message
+    else:
+        # no error body: the status, where a redirect pointed, and the id support can look up
+        summary = f"HTTP {response.status_code} {printable(response.reason_phrase)}".strip()
+        location = response.headers.get("location")
+        if response.is_redirect and location:
+            summary += f", a redirect to {printable(location)} (not followed)"
+        summary += f" (x-request-id {call.request_id})"
     return kind(
         summary,
         status=response.status_code,

@@ -24,6 +24,8 @@ class SandboxSettings:
     review_seconds: float = 5.0  # a new client's registration stays inprogress this long
     demo_statement_records: int = 100_000
     frozen_clock: bool = False  # time moves only by POST /_sandbox/clock (tests)
+    head_seconds: float = 10.0  # a connection sends a whole request head in this time
+    max_connections: int = 256  # open connections; the longest idle one makes room
 
 
 def new_state(settings: SandboxSettings) -> SandboxState:

@@ -5,6 +5,7 @@ other: a bad control call is a 400 and changes nothing."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -13,13 +14,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from app.sandbox.errors import Refusal
+from app.sandbox.errors import Refusal, status_body
 from app.sandbox.http import Fault, SandboxState, encode, json_response, read_body, refusal_response
+
+log = logging.getLogger("partner_desk.sandbox")
 
 MAX_FAULT_COUNT = 1000
 MAX_PATH_CONTAINS = 200
 MAX_DELAY_MS = 30_000
 MAX_ADVANCE = dt.timedelta(days=3660)
+LATEST = dt.datetime(2999, 12, 31, tzinfo=dt.UTC)  # the clock goes no further (decided)
 
 
 def _state(request: Request) -> SandboxState:
@@ -27,8 +31,8 @@ def _state(request: Request) -> SandboxState:
     return state
 
 
-def _object(body: Any, allowed: set[str]) -> dict[str, Any]:
-    if body is None:
+def _object(body: Any, allowed: set[str], *, required: bool = True) -> dict[str, Any]:
+    if body is None and not required:
         return {}
     if not isinstance(body, dict):
         raise Refusal("The body must be a JSON object")
@@ -42,7 +46,7 @@ def _object(body: Any, allowed: set[str]) -> dict[str, Any]:
 
 def _integer(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = body.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if type(value) is not int or not low <= value <= high:
         raise Refusal(f"{name}: must be a whole number from {low} to {high}")
     return value
 
@@ -54,6 +58,9 @@ def _controlled(handler: Callable[[Request, Any], Response]) -> Callable[[Reques
             return handler(request, body)
         except Refusal as refusal:
             return refusal_response(refusal)
+        except Exception:
+            log.exception("sandbox control call failed")
+            return json_response(status_body(500), 500)
 
     return serve
 
@@ -68,7 +75,7 @@ def set_faults(request: Request, body: Any) -> Response:
         return json_response(encode({"faults": []}))
     spec = _object(body, {"status", "count", "mode", "path_contains", "delay_ms"})
     status = spec.get("status", 408)
-    if status not in (408, 500) or isinstance(status, bool):
+    if type(status) is not int or status not in (408, 500):  # 408.0 is no status
         raise Refusal("status: must be 408 or 500")
     count = _integer(spec, "count", 1, 0, MAX_FAULT_COUNT)
     mode = spec.get("mode", "before")
@@ -82,7 +89,7 @@ def set_faults(request: Request, body: Any) -> Response:
         not isinstance(path_contains, str) or not 1 <= len(path_contains) <= MAX_PATH_CONTAINS
     ):
         raise Refusal(f"path_contains: must be text of 1 to {MAX_PATH_CONTAINS} characters")
-    faults.set(Fault(status, count, mode, path_contains, delay_ms))
+    faults.set(Fault(408 if status == 408 else 500, count, mode, path_contains, delay_ms))
     return json_response(encode({"faults": [vars(f) for f in faults.active]}))
 
 
@@ -112,6 +119,10 @@ def clock(request: Request, body: Any) -> Response:
             if not 0 <= seconds <= top:
                 raise Refusal(f"advance_seconds: must be a number from 0 to {top}")
             delta = dt.timedelta(seconds=float(seconds))
+        if state.clock.now() + delta > LATEST:
+            raise Refusal(
+                f"The clock would pass {LATEST:%Y-%m-%d}: reset the sandbox to start over"
+            )
         state.clock.advance(delta)
         ran = state.scheduler.run_due()
     return json_response(
@@ -128,7 +139,7 @@ def clock(request: Request, body: Any) -> Response:
 
 def reset(request: Request, body: Any) -> Response:
     """Reseed the sandbox: a restart without restarting."""
-    _object(body, set())
+    _object(body, set(), required=False)
     request.app.state.host.reset()
     return json_response(encode({"result": "reset"}))
 

@@ -22,14 +22,13 @@ import re
 import secrets
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal, TypeVar
 
-from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from app.core import filter as flt
 from app.core import limits
@@ -45,6 +44,7 @@ T = TypeVar("T")
 JSON_BODY_BYTES = 1024 * 1024  # decided; see the README
 MULTIPART_BODY_BYTES = limits.ATTACHMENT_BYTES.high + 256 * 1024
 JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
+JSON_VALUES = 10_000  # values in one body (decided: a client with 20 documents has ~200)
 IDEMPOTENCY_ENTRIES = 50_000  # answers kept for replay; the oldest are forgotten first
 JOURNAL_ENTRIES = 2000
 
@@ -52,6 +52,7 @@ JOURNAL_ENTRIES = 2000
 USERS: dict[str, str] = {"demo": "demo"}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DIGITS = re.compile(r"[0-9]{1,10}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -147,6 +148,19 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Streamed:
+    """An answer sent in pieces as they are made (a long statement), never built whole, so
+    many readers at once cost little memory. Only for answers that change nothing."""
+
+    chunks: Iterator[bytes]
+
+
+async def _paced(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk  # the loop serves other requests between two pieces
+
+
+@dataclass(frozen=True)
 class Operation:
     secured: bool = True
     idempotent: bool = False  # create/update: x-request-id required, answers replayed
@@ -237,26 +251,38 @@ class Call:
 
 
 def checked_text(value: str, where: str) -> str:
-    """Refuse text that is not valid Unicode (a lone surrogate, as JSON "\\ud800" writes it)."""
+    """Refuse text that is not valid Unicode (a lone surrogate, as JSON "\\ud800" writes it) or
+    that holds a control character (NUL and the like; tab and line breaks are text)."""
     if _SURROGATE.search(value):
         raise Refusal(f"{where}: is not valid Unicode text (it holds a lone surrogate)")
+    if _CONTROL.search(value):
+        raise Refusal(f"{where}: holds a control character, which text cannot hold")
     return value
 
 
-def checked_json(value: Any, where: str = "", depth: int = 0) -> None:
-    """Walk a parsed body: every text valid Unicode, no deeper than JSON_DEPTH, no number
-    JSON cannot carry exactly (those arrive as Decimal and fail any integer field)."""
-    if depth > JSON_DEPTH:
-        raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep")
-    if isinstance(value, str):
-        checked_text(value, where or "body")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            checked_text(key, f"{where}.{key}" if where else "a property name")
-            checked_json(item, f"{where}.{key}" if where else key, depth + 1)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            checked_json(item, f"{where}.{index}" if where else str(index), depth + 1)
+def checked_json(value: Any) -> None:
+    """Walk a parsed body: every text valid Unicode without control characters, no deeper
+    than JSON_DEPTH, at most JSON_VALUES values (so checking it against a schema is bounded
+    work), no number JSON cannot carry exactly (those arrive as Decimal and fail any integer
+    field). The walk stops at the first problem."""
+    pending: list[tuple[Any, str, int]] = [(value, "", 0)]
+    seen = 0
+    while pending:
+        item, where, depth = pending.pop()
+        seen += 1
+        if seen > JSON_VALUES:
+            raise Refusal(f"The body holds more than {JSON_VALUES:,} values")
+        if depth > JSON_DEPTH:
+            raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep")
+        if isinstance(item, str):
+            checked_text(item, where or "body")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                checked_text(key, f"{where}.{key}" if where else "a property name")
+                pending.append((child, f"{where}.{key}" if where else key, depth + 1))
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                pending.append((child, f"{where}.{index}" if where else str(index), depth + 1))
 
 
 def _refuse_constant(name: str) -> None:
@@ -267,7 +293,11 @@ def parse_json(raw: bytes) -> Any:
     """A JSON body, checked: numbers with a fraction or exponent become Decimal (never float,
     so 100.0 is not an integer), NaN and Infinity are refused, depth and text are checked."""
     try:
-        parsed = json.loads(raw, parse_float=Decimal, parse_constant=_refuse_constant)
+        text = raw.decode("utf-8")  # strictly: UTF-16 and broken UTF-8 are refused
+    except UnicodeDecodeError as exc:
+        raise Refusal(f"The body is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    try:
+        parsed = json.loads(text, parse_float=Decimal, parse_constant=_refuse_constant)
     except RecursionError:
         raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -320,8 +350,10 @@ async def read_body(request: Request, kind: str) -> tuple[Any, str]:
     if not _is_json(content_type):
         raise Refusal("The body must be sent as application/json")
     parsed = parse_json(raw)
-    if kind == "none" and parsed != {}:
-        raise Refusal("This operation takes no body")
+    if kind == "none":
+        if parsed != {}:
+            raise Refusal("This operation takes no body")
+        return None, "empty"  # {} is no body: the same request as an empty one
     return parsed, fingerprint(parsed)
 
 
@@ -331,34 +363,95 @@ def fingerprint(parsed: Any) -> str:
 
 
 async def _read_multipart(request: Request) -> tuple[Any, str]:
-    cap = limits.ATTACHMENT_BYTES.high
-    try:
-        # the context closes the spooled upload files
-        async with request.form(max_files=2, max_fields=2, max_part_size=JSON_BODY_BYTES) as form:
-            metadata_part = form.get("metadata")
-            file_part = form.get("file")
-            if metadata_part is None:
-                raise Refusal("metadata: is required")
-            if not isinstance(file_part, UploadFile):
-                raise Refusal("file: is required (a file part)")
-            if isinstance(metadata_part, UploadFile):
-                metadata_raw = await metadata_part.read(JSON_BODY_BYTES + 1)
-            else:
-                metadata_raw = metadata_part.encode("utf-8", "surrogatepass")
-            content = await file_part.read(cap + 1)
-    except Refusal:
-        raise
-    except Exception as exc:  # starlette raises several kinds for malformed multipart
-        raise Refusal(f"The multipart body cannot be read: {str(exc)[:200]}") from None
+    """The attachment's two parts, read from the raw body (already bounded by read_capped)
+    so that the metadata's bytes are checked as UTF-8 JSON exactly as sent."""
+    content_type = request.headers.get("content-type", "")
+    parts = _multipart_parts(request._body, content_type)
+    for name in ("metadata", "file"):
+        found = parts.get(name, [])
+        if not found:
+            raise Refusal(f"{name}: is required")
+        if len(found) > 1:
+            raise Refusal(f"{name}: is sent more than once")
+    unknown = sorted(set(parts) - {"metadata", "file"})
+    if unknown:
+        raise Refusal(f"{unknown[0][:40]}: is not a part of an attachment (metadata, file)")
+    (metadata_raw, _), (content, filename) = parts["metadata"][0], parts["file"][0]
+    if filename is None:
+        raise Refusal("file: must be a file part (with a filename)")
     if len(metadata_raw) > JSON_BODY_BYTES:
         raise Refusal("metadata: larger than 1,024 KiB")
     metadata = parse_json(metadata_raw)
-    if len(content) > cap:
+    if len(content) > limits.ATTACHMENT_BYTES.high:
         raise Refusal("file: larger than the 10 MiB limit")
     if not content:
         raise Refusal("file: is empty")
     digest = hashlib.sha256(fingerprint(metadata).encode() + b"\0" + content).hexdigest()
     return {"metadata": metadata, "file": content}, digest
+
+
+MultipartParts = dict[str, list[tuple[bytes, str | None]]]
+
+
+def _multipart_parts(raw: bytes, content_type: str) -> MultipartParts:
+    """Name -> [(bytes, filename)] of a multipart/form-data body, at most four parts."""
+    from python_multipart.multipart import MultipartParser, parse_options_header
+
+    _media, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    if not boundary:
+        raise Refusal("The multipart body has no boundary")
+    parts: MultipartParts = {}
+    current: dict[str, Any] = {}
+    header: list[bytes] = [b"", b""]
+
+    def begin() -> None:
+        current.clear()
+        current.update(name=None, filename=None, data=bytearray())
+        if sum(len(found) for found in parts.values()) >= 4:
+            raise Refusal("The multipart body has more than 4 parts")
+
+    def header_field(data: bytes, start: int, end: int) -> None:
+        header[0] += data[start:end]
+
+    def header_value(data: bytes, start: int, end: int) -> None:
+        header[1] += data[start:end]
+
+    def header_end() -> None:
+        if header[0].strip().lower() == b"content-disposition":
+            _kind, disposition = parse_options_header(header[1])
+            name, filename = disposition.get(b"name"), disposition.get(b"filename")
+            current["name"] = name.decode("utf-8", "replace") if name else None
+            current["filename"] = filename.decode("utf-8", "replace") if filename else None
+        header[0] = header[1] = b""
+
+    def data(chunk: bytes, start: int, end: int) -> None:
+        current["data"] += chunk[start:end]
+
+    def end() -> None:
+        if current.get("name") is None:
+            raise Refusal("A multipart part has no name")
+        parts.setdefault(current["name"], []).append((bytes(current["data"]), current["filename"]))
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": begin,
+            "on_header_field": header_field,
+            "on_header_value": header_value,
+            "on_header_end": header_end,
+            "on_part_data": data,
+            "on_part_end": end,
+        },
+    )
+    try:
+        parser.write(raw)
+        parser.finalize()
+    except Refusal:
+        raise
+    except Exception as exc:  # python-multipart raises several kinds for a malformed body
+        raise Refusal(f"The multipart body cannot be read: {str(exc)[:200]}") from None
+    return parts
 
 
 def authenticate(request: Request) -> str | None:
@@ -454,7 +547,10 @@ async def _respond(
         # from here to the end of the commit nothing awaits: the request is one atomic step
         state.scheduler.run_due()
         outcome = handler(Call(request, state, body, user))
-        encoded = encode(outcome.payload)
+        streamed = outcome.payload if isinstance(outcome.payload, Streamed) else None
+        if streamed is not None and (outcome.commit is not None or spec.idempotent):
+            raise TypeError("only an answer that changes nothing is streamed")
+        encoded = b"" if streamed is not None else encode(outcome.payload)
         if outcome.commit is not None:
             outcome.commit()
         if spec.idempotent:
@@ -468,6 +564,8 @@ async def _respond(
     if fault is not None:
         # the action happened; a retry with the same x-request-id replays its answer
         return json_response(status_body(fault.status), fault.status)
+    if streamed is not None:
+        return StreamingResponse(_paced(streamed.chunks), media_type="application/json")
     return json_response(encoded)
 
 

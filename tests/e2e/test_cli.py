@@ -1,5 +1,6 @@
 """The partner-desk command as a support agent runs it in a terminal."""
 
+import json
 import os
 import re
 import socket
@@ -157,3 +158,52 @@ def test_a_server_that_answers_one_byte_a_second_cannot_hang_the_command():
     assert f"No complete answer from http://127.0.0.1:{port} within 2 s (x-request-id " in (
         result.stderr
     )
+
+
+def serve_once(status: int, body: bytes) -> tuple[str, threading.Thread]:
+    """A server answering every request with this status and JSON body."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    worker = threading.Thread(target=server.serve_forever, daemon=True)
+    worker.start()
+    worker.server = server  # type: ignore[attr-defined]
+    return f"http://127.0.0.1:{server.server_address[1]}", worker
+
+
+def test_the_server_text_cannot_drive_the_terminal():
+    hostile = "\x1b]0;pwned\x07\x1b[2J\nInjected line: transfer approved"
+    refusal = json.dumps(
+        {"failure_message": hostile, "detail": {"error_id": "e1\n", "title": "Unknown\x1b[31m"}}
+    ).encode()
+    url, worker = serve_once(400, refusal)
+    try:
+        result = run_cli("iban", "DE89370400440532013000", "--base-url", url)
+    finally:
+        worker.server.shutdown()
+        worker.server.server_close()
+    assert result.returncode == 2
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1  # no line of the server's making
+    bank = {"bic": "X", "bank": "Bank\x1b[2J" + "x" * 5000, "address": "A\nB", "country": "DE",
+            "sepa": True}  # fmt: skip
+    url, worker = serve_once(200, json.dumps(bank).encode())
+    try:
+        result = run_cli("iban", "DE89370400440532013000", "--base-url", url)
+    finally:
+        worker.server.shutdown()
+        worker.server.server_close()
+    assert result.returncode == 0
+    assert "\x1b" not in result.stdout and "  Address A?B" in result.stdout
+    assert max(len(line) for line in result.stdout.splitlines()) < 220

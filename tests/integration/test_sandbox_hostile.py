@@ -234,3 +234,125 @@ def test_a_delay_fault_slows_the_matching_answer_only(admin, bank):
     )
     assert fee.status_code == 200 and time.perf_counter() - started >= 0.6
     assert admin.delete("/_sandbox/faults").json() == {"faults": []}
+
+
+# ---------------------------------------------------------------- from the attack run
+
+
+def test_a_body_of_many_values_is_refused_at_once_without_stalling(admin, sandbox_url):
+    company = {
+        "external_reference": "R-" + unique(),
+        "client_type": "COMPANY",
+        "company": {"name": "Many", "documents": [{}] * 250_000},
+    }
+    answers = {}
+
+    def send():
+        answers["big"] = post_raw(admin, "/v2/clients", json.dumps(company).encode(), unique())
+
+    worker = threading.Thread(target=send)
+    started = time.perf_counter()
+    worker.start()
+    health = httpx.get(f"{sandbox_url}/v1/healthcheck", timeout=30)
+    worker.join(30)
+    assert health.status_code == 200
+    refused(answers["big"], "The body holds more than 10,000 values")
+    assert time.perf_counter() - started < 3  # 25 s with every item checked and sorted
+
+
+@pytest.mark.parametrize(
+    ("control", "message"),
+    [
+        (b'{"status": 408.0}', "status: must be 408 or 500"),
+        (b'{"status": 4.08e2}', "status: must be 408 or 500"),
+        (b"null", "must be a JSON object"),
+        (b'{"count": true}', "count: must be a whole number"),
+    ],
+)
+def test_a_control_call_with_a_number_of_the_wrong_kind_changes_nothing(admin, control, message):
+    response = admin.post(
+        "/_sandbox/faults", content=control, headers={"content-type": "application/json"}
+    )
+    refused(response, message)
+    assert admin.post("/_sandbox/faults", json={"count": 0}).json() == {"faults": []}
+    assert admin.get("/v1/healthcheck").status_code == 200
+
+
+def test_the_clock_stops_before_the_year_3000(admin):
+    refused(admin.post("/_sandbox/clock", json={"advance_days": 3660 * 100}), "advance_days")
+    for _ in range(3):  # ten years at a time is fine
+        assert admin.post("/_sandbox/clock", json={"advance_seconds": 0}).status_code == 200
+    before = admin.get("/_sandbox/clock").json()["now"]
+    big = {"advance_seconds": 3660 * 86400}
+    answers = [admin.post("/_sandbox/clock", json=big) for _ in range(100)]
+    last = answers[-1]
+    refused(last, "The clock would pass 2999-12-31")
+    assert admin.get("/v1/healthcheck").status_code == 200
+    admin.post("/_sandbox/reset")  # the other tests' clock
+    assert admin.get("/_sandbox/clock").json()["now"][:4] == before[:4]
+
+
+def multipart(parts: list[tuple[str, bytes, str | None]]) -> tuple[bytes, str]:
+    boundary = "x" + unique()
+    body = b""
+    for name, data, filename in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        body += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+        body += data + b"\r\n"
+    body += f"--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        ([("metadata", b'{"document_type": "passport", "additional": "\xff"}', None),
+          ("file", b"scan", "a.pdf")], "The body is not UTF-8 text"),
+        ([("metadata", b'{"document_type": "passport"}', None),
+          ("metadata", b'{"document_type": "id_card"}', None),
+          ("file", b"scan", "a.pdf")], "metadata: is sent more than once"),
+        ([("metadata", b'{"document_type": "passport"}', None),
+          ("file", b"scan", None)], "file: must be a file part"),
+        ([("metadata", b'{"document_type": "passport"}', None),
+          ("file", b"scan", "a.pdf"), ("extra", b"1", None)], "extra: is not a part"),
+    ],
+)  # fmt: skip
+def test_an_attachment_is_read_as_sent_and_refused_when_odd(admin, bank, parts, message):
+    before = len(bank.attachments)
+    body, content_type = multipart(parts)
+    response = admin.post(
+        "/v1/attachments",
+        content=body,
+        auth=AUTH,
+        headers={**PC, "x-request-id": unique(), "content-type": content_type},
+    )
+    refused(response, message)
+    assert len(bank.attachments) == before
+
+
+def test_version_1_does_not_update_a_company(admin, bank):
+    before = dict(bank.clients["C0000002"].details)
+    response = admin.put(
+        "/v1/clients/C0000002", json={}, auth=AUTH, headers={**PC, "x-request-id": unique()}
+    )
+    refused(response, "is a company, which version 1 does not know")
+    assert bank.clients["C0000002"].details == before
+
+
+def test_text_is_utf_8_without_control_characters(admin, bank):
+    before = len(bank.clients)
+    body = {"client_type": "PERSON", "client": person_body(first_name="Ona\x00")}
+    refused(post_raw(admin, "/v1/clients", json.dumps(body).encode(), unique()), "control")
+    utf16 = json.dumps({"client_type": "PERSON", "client": person_body()}).encode("utf-16")
+    refused(post_raw(admin, "/v1/clients", utf16, unique()), "The body is not UTF-8 text")
+    assert len(bank.clients) == before
+
+
+def test_an_empty_body_and_an_empty_object_are_the_same_account_opening(admin, bank):
+    key = unique()
+    path = "/v1/clients/C0000005/accounts"
+    first = admin.post(path, auth=AUTH, headers={**PC, "x-request-id": key})
+    again = post_raw(admin, path, b"{}", key)
+    assert first.status_code == again.status_code == 200
+    assert again.headers["x-idempotent-replay"] == "true"
+    assert sum(1 for a in bank.accounts.values() if a.client_id == "C0000005") == 1

@@ -54,65 +54,73 @@ class JsonStreamError(ValueError):
 
 
 class JsonArraySplitter:
-    """Cuts a JSON array of objects into pieces of items while it arrives (see the module)."""
+    """Cuts a JSON array of objects into pieces of items while it arrives (see the module).
+    Each byte is looked at a bounded number of times however small the chunks come: the
+    buffer grows in place and only bytes not yet scanned are searched for a cut."""
 
     def __init__(self, piece_size: int = 128 * 1024, record_bytes: int = 1024 * 1024) -> None:
         self.piece_size = piece_size
         self.record_bytes = record_bytes
-        self._buffer = b""
+        self._buffer = bytearray()
         self._opened = False
         self._cut = False  # a piece was cut off: an item must follow its comma
+        self._scanned = 0  # the buffer before this was searched for cuts
+        self._last = -1  # the last cut found so far: a comma after an object's "}"
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Pieces completed by this chunk: the items' bytes without brackets or the last comma."""
-        self._buffer += chunk
+        buffer = self._buffer
+        buffer += chunk
         if not self._opened:
-            stripped = self._buffer.lstrip(_WHITESPACE)
-            if not stripped:
-                self._buffer = b""
+            start = len(buffer) - len(buffer.lstrip(_WHITESPACE))
+            if start == len(buffer):
+                buffer.clear()
                 return []
-            if not stripped.startswith(b"["):
-                raise JsonStreamError(f"expected a JSON array, found {stripped[:1]!r}")
-            self._buffer = stripped[1:]
+            if buffer[start : start + 1] != b"[":
+                found = bytes(buffer[start : start + 1])
+                raise JsonStreamError(f"expected a JSON array, found {found!r}")
+            del buffer[: start + 1]
             self._opened = True
-        if len(self._buffer) < self.piece_size:
+        if len(buffer) < self.piece_size:
             return []
-        cut = self._last_cut()
-        if cut < 0:
-            if len(self._buffer) > self.piece_size + self.record_bytes:
+        self._scan()
+        if self._last < 0:
+            if len(buffer) > self.piece_size + self.record_bytes:
                 raise JsonStreamError(f"no record ends within {self.record_bytes:,} bytes")
             return []
-        piece, self._buffer = self._buffer[:cut], self._buffer[cut + 1 :]
+        cut = self._last
+        piece = bytes(buffer[:cut])
+        del buffer[: cut + 1]
+        self._scanned = max(self._scanned - cut - 1, 0)
+        self._last = -1
         self._cut = True
         return [piece]
+
+    def _scan(self) -> None:
+        """Search the bytes not yet scanned for cuts; remember the last one."""
+        buffer = self._buffer
+        position = self._scanned
+        while (comma := buffer.find(b",", position)) >= 0:
+            before = buffer[max(0, comma - _LOOK_BACK) : comma].rstrip(_WHITESPACE)
+            if before.endswith(b"}"):
+                self._last = comma
+            position = comma + 1
+        self._scanned = len(buffer)
 
     def finish(self) -> list[bytes]:
         """The last piece; raises when the array did not start or did not end."""
         if not self._opened:
             raise JsonStreamError("expected a JSON array, found nothing")
-        rest = self._buffer.rstrip(_WHITESPACE)
+        rest = bytes(self._buffer).rstrip(_WHITESPACE)
         if not rest.endswith(b"]"):
             raise JsonStreamError("the array ended early: the answer was cut off")
-        self._buffer = b""
+        self._buffer.clear()
         piece = rest[:-1]
         if piece.strip(_WHITESPACE):
             return [piece]
         if self._cut:
             raise JsonStreamError("a comma is not followed by an item")
         return []
-
-    def _last_cut(self) -> int:
-        """The position of the last comma that follows an object's closing brace, or -1."""
-        buffer = self._buffer
-        end = len(buffer)
-        while True:
-            comma = buffer.rfind(b",", 0, end)
-            if comma < 0:
-                return -1
-            before = buffer[max(0, comma - _LOOK_BACK) : comma].rstrip(_WHITESPACE)
-            if before.endswith(b"}"):
-                return comma
-            end = comma
 
 
 def join(first: bytes, second: bytes) -> bytes:
@@ -226,17 +234,30 @@ class StatementOperations(Operations):
         params = statement_query(date_from, date_to, currency)
         path = account_path(client_id, account_id) + "/statement"
         stream = await self.transport.stream("GET", path, params=params)
-        record_bytes = self.transport.bounds.record_bytes
-        splitter = JsonArraySplitter(record_bytes=record_bytes)
-        reader = StatementReader(stream, record_bytes)
+        bounds = self.transport.bounds
+        splitter = JsonArraySplitter(record_bytes=bounds.record_bytes)
+        reader = StatementReader(stream, bounds.record_bytes)
+        count = 0
+
+        def counted(batch: list[StatementRecord]) -> list[StatementRecord]:
+            nonlocal count
+            count += len(batch)
+            if count > bounds.statement_records:
+                raise stream.error(
+                    ResponseValidationError,
+                    f"The statement has more than {bounds.statement_records:,} records: "
+                    "choose a shorter period or one currency",
+                )
+            return batch
+
         try:
             async for chunk in stream.chunks():
                 for piece in splitter.feed(chunk):
-                    batch = reader.piece(piece)
+                    batch = counted(reader.piece(piece))
                     if batch:
                         yield batch
             final = splitter.finish()
-            batch = reader.last(final[0] if final else None)
+            batch = counted(reader.last(final[0] if final else None))
             if batch:
                 yield batch
         except JsonStreamError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -92,13 +93,30 @@ class Ledger:
         self.balances = booking.balances
 
     def statement_json(self, date_from: dt.date, date_to: dt.date, currency: str | None) -> bytes:
+        return b"".join(self.statement_chunks(date_from, date_to, currency))
+
+    def statement_chunks(
+        self, date_from: dt.date, date_to: dt.date, currency: str | None, batch: int = 2000
+    ) -> Iterator[bytes]:
+        """The statement as a JSON array, in pieces of ``batch`` records. The range is fixed
+        when reading starts: records booked meanwhile come after it (the ledger only grows at
+        its end), so a statement read while others book is still whole and consistent."""
         low = bisect.bisect_left(self.dates, date_from.isoformat())
         high = bisect.bisect_right(self.dates, date_to.isoformat())
-        if currency is None:
-            chosen = self.encoded[low:high]
-        else:
-            chosen = [self.encoded[i] for i in range(low, high) if self.currencies[i] == currency]
-        return b"[" + b",".join(chosen) + b"]"
+        yield b"["
+        first = True
+        for start in range(low, high, batch):
+            end = min(start + batch, high)
+            if currency is None:
+                chosen = self.encoded[start:end]
+            else:
+                chosen = [
+                    self.encoded[i] for i in range(start, end) if self.currencies[i] == currency
+                ]
+            if chosen:
+                yield (b"" if first else b",") + b",".join(chosen)
+                first = False
+        yield b"]"
 
     def balance_at(self, day: dt.date, currency: str) -> int:
         end = bisect.bisect_right(self.dates, day.isoformat())

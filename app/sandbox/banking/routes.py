@@ -16,7 +16,7 @@ from app.sandbox.banking.nace import NACE_CODES
 from app.sandbox.banking.state import Account, Bank, Client
 from app.sandbox.banking.tariff import WORLD_CURRENCIES, internal_fee, sepa_fee, world_fee
 from app.sandbox.errors import Refusal
-from app.sandbox.http import Call, Handler, Operation, Outcome, endpoint
+from app.sandbox.http import Call, Handler, Operation, Outcome, Streamed, endpoint
 from app.sandbox.schemas import validate
 
 
@@ -89,6 +89,11 @@ def list_clients_v1(call: Call) -> Outcome:
 
 def update_client_v1(call: Call) -> Outcome:
     client = _client(call)
+    if client.client_type != "PERSON":
+        raise Refusal(
+            f"Client {client.id} is a company, which version 1 does not know: update it with v2",
+            title="Not found",
+        )
     if call.body == {}:
         return Outcome(client.v1())  # an empty object changes nothing (the contract)
     validate(OPENAPI_V1, "ClientUpdateModel", call.body)
@@ -170,7 +175,8 @@ def get_statement(call: Call) -> Outcome:
     assert date_from is not None and date_to is not None
     if date_from > date_to:
         raise Refusal(f"date_from {date_from} is after date_to {date_to}")
-    return Outcome(account.ledger.statement_json(date_from, date_to, call.query_currency()))
+    chunks = account.ledger.statement_chunks(date_from, date_to, call.query_currency())
+    return Outcome(Streamed(chunks))
 
 
 def account_operation(call: Call) -> Outcome:

@@ -15,6 +15,7 @@ from app.api.banking import BankingClient
 from app.api.banking import statements as statement_module
 from app.api.errors import (
     ApiConnectionError,
+    ApiError,
     ApiTimeoutError,
     InvalidInput,
     ResponseValidationError,
@@ -293,3 +294,58 @@ def test_every_transport_failure_has_a_reason():
     assert describe_transport_error(httpx.ConnectError("")) == (
         "the connection was refused or failed"
     )
+
+
+def test_tiny_chunks_cost_linear_time():
+    async def tiny():
+        yield b'[{"id":"1","description":"'
+        for _ in range(300_000):
+            yield b"a,"
+
+    def handler(request):
+        return httpx.Response(200, content=tiny())
+
+    client = client_for(handler, Bounds(record_bytes=256 * 1024))
+    call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    seconds, error = elapsed(call)
+    assert isinstance(error, ResponseValidationError)
+    assert "no record ends within 262,144 bytes" in str(error)
+    assert seconds < 10  # a minute when every chunk rescanned the buffer
+
+
+def test_a_statement_is_bounded_in_records():
+    record = (
+        b'{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        b'"currency":"EUR","description":"x","balance_after":1}'
+    )
+
+    async def endless():
+        yield b"["
+        while True:
+            yield b",".join([record] * 1000) + b","
+
+    def handler(request):
+        return httpx.Response(200, content=endless())
+
+    client = client_for(handler, Bounds(statement_records=5_000))
+    with pytest.raises(ResponseValidationError, match="more than 5,000 records") as caught:
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert "(x-request-id " in str(caught.value)
+
+
+def test_an_answer_without_the_error_body_names_the_redirect_and_the_request_id():
+    def handler(request):
+        return httpx.Response(302, headers={"location": "https://elsewhere.example/login"})
+
+    with pytest.raises(ApiError) as caught:
+        run(client_for(handler).healthcheck())
+    assert str(caught.value).startswith(
+        "HTTP 302 Found, a redirect to https://elsewhere.example/login (not followed) "
+        "(x-request-id "
+    )
+
+
+@pytest.mark.parametrize("port", ["abc", "80:80", "99999", "0"])
+def test_a_bad_port_is_refused_plainly(port):
+    with pytest.raises(InvalidInput, match="the port must be a number from 1 to 65535"):
+        Transport(Profile(f"http://127.0.0.1:{port}", "demo", "pw", "PC"))
