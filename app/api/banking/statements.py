@@ -97,14 +97,17 @@ class JsonArraySplitter:
         return [piece]
 
     def _scan(self) -> None:
-        """Search the bytes not yet scanned for cuts; remember the last one."""
+        """Search the bytes not yet scanned for cuts, from their end back: the first cut met
+        is the last one, and normally it is found at once; bytes scanned are not scanned
+        again."""
         buffer = self._buffer
-        position = self._scanned
-        while (comma := buffer.find(b",", position)) >= 0:
+        end = len(buffer)
+        while (comma := buffer.rfind(b",", self._scanned, end)) >= 0:
             before = buffer[max(0, comma - _LOOK_BACK) : comma].rstrip(_WHITESPACE)
             if before.endswith(b"}"):
                 self._last = comma
-            position = comma + 1
+                break
+            end = comma
         self._scanned = len(buffer)
 
     def finish(self) -> list[bytes]:

@@ -96,7 +96,7 @@ class Ledger:
         return b"".join(self.statement_chunks(date_from, date_to, currency))
 
     def statement_chunks(
-        self, date_from: dt.date, date_to: dt.date, currency: str | None, batch: int = 2000
+        self, date_from: dt.date, date_to: dt.date, currency: str | None, batch: int = 8000
     ) -> Iterator[bytes]:
         """The statement as a JSON array, in pieces of ``batch`` records. The range is fixed
         when reading starts: records booked meanwhile come after it (the ledger only grows at
