@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.core import redaction
+
+    redaction.install()  # no card number or security code in any log record
     args = _parser().parse_args(argv)
     if args.command == "sandbox":
         return _sandbox(args.port, args.host, args.settle_seconds)

@@ -13,6 +13,7 @@ import keyring.backend
 import pytest
 
 from app.api.banking import BankingClient
+from app.api.gateway import GatewayClient, gateway_transport
 from app.api.transport import Profile, RetryPolicy, Transport
 from app.sandbox.app import SandboxSettings
 from app.sandbox.banking.state import Bank
@@ -159,3 +160,16 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+def make_gateway(
+    url: str,
+    *,
+    user: str = "demo",
+    password: str = "demo",
+    transport: httpx.AsyncBaseTransport | None = None,
+    retry: RetryPolicy = FAST_RETRY,
+) -> GatewayClient:
+    """A gateway client of the sandbox at ``url`` (its root; the gateway is under /gateway)."""
+    profile = Profile(base_url=f"{url}/gateway", user=user, password=password, partner_code="")
+    return GatewayClient(gateway_transport(profile, retry=retry, transport=transport))

@@ -38,6 +38,7 @@ from app.api.errors import (
 )
 from app.api.models import ErrorBody
 from app.core import limits
+from app.core.redaction import redact
 from app.core.text import printable
 
 log = logging.getLogger("partner_desk.api")
@@ -156,13 +157,17 @@ class Transport:
         *,
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        partner_code: bool = True,
     ) -> None:
+        """``partner_code``: send x-partner-code on secured calls (the banking API's header;
+        the card gateway takes none)."""
         if profile.verify is False:
             raise ValueError("TLS verification cannot be turned off")
         check_base_url(profile.base_url)
         problem = limits.PARTNER_CODE.length_problem(profile.partner_code)
-        if problem:
+        if partner_code and problem:
             raise InvalidInput("partner code", problem)
+        self._partner_code = partner_code
         self.profile = profile
         self.bounds = profile.bounds
         self.retry = retry or RetryPolicy()
@@ -255,7 +260,7 @@ class Transport:
         if problem:
             raise InvalidInput("x-request-id", problem)
         headers = {"x-request-id": request_id}
-        if secured:
+        if secured and self._partner_code:
             headers["x-partner-code"] = self.profile.partner_code
         # built once, so every retry sends the very same bytes (multipart boundary included)
         request = self._client.build_request(
@@ -339,18 +344,18 @@ class Transport:
         exchange = Exchange(
             started=started,
             method=call.method,
-            path=call.path,
+            path=redact(call.path),
             status=status,
             request_id=call.request_id,
             latency_ms=round((time.perf_counter() - clock) * 1000, 1),
             attempt=attempt,
-            error=None if error is None else str(error),
+            error=None if error is None else redact(str(error)),
         )
         log.info(
             "%s %s -> %s x-request-id=%s %.1f ms attempt %d",
             call.method,
-            call.path,
-            status if status is not None else error,
+            exchange.path,
+            status if status is not None else exchange.error,
             call.request_id,
             exchange.latency_ms,
             attempt,

@@ -106,6 +106,15 @@ CLIENT_FILTER_FIELDS: dict[str, FieldType] = {
     "create_date": dt.date,
 }
 TRANSFER_FILTER_FIELDS: dict[str, FieldType] = {"processing_date": dt.date}
+#: The card gateway's order list (a sandbox extension; gateway.yaml)
+ORDER_FILTER_FIELDS: dict[str, FieldType] = {
+    "id": str,
+    "status": str,
+    "scenario": str,
+    "currency": str,
+    "client_email": str,
+    "created_at": dt.date,
+}
 
 _PERSON = {
     "first_name": PERSON_NAME,

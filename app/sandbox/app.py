@@ -1,5 +1,5 @@
-"""The sandbox's HTTP application: banking v1 under /v1, v2 under /v2, controls under
-/_sandbox, and the scheduler that moves its time-driven state."""
+"""The sandbox's HTTP application: banking v1 under /v1, v2 under /v2, the card gateway
+under /gateway, controls under /_sandbox, and the scheduler that moves its time-driven state."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.sandbox import banking, control
+from app.core import redaction
+from app.sandbox import banking, control, gateway
 from app.sandbox.clock import Clock, Scheduler, utc_now
 from app.sandbox.errors import error_body
 from app.sandbox.http import SandboxState, json_response
@@ -37,6 +38,7 @@ def new_state(settings: SandboxSettings) -> SandboxState:
         review_seconds=settings.review_seconds,
         demo_statement_records=settings.demo_statement_records,
     )
+    gateway.install(state)
     return state
 
 
@@ -92,8 +94,9 @@ async def _lifespan(application: Starlette) -> AsyncIterator[None]:
 
 
 def create_app(settings: SandboxSettings | None = None) -> Starlette:
+    redaction.install()  # no card number or security code in any log record of the process
     application = Starlette(
-        routes=[*banking.mounts(), *control.routes()],
+        routes=[*banking.mounts(), *gateway.mounts(), *control.routes()],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
         lifespan=_lifespan,
     )

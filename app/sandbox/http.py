@@ -34,6 +34,7 @@ from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound
 from app.core.money import is_currency
+from app.core.redaction import redact
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
 
@@ -49,7 +50,7 @@ IDEMPOTENCY_ENTRIES = 50_000  # answers kept for replay; the oldest are forgotte
 JOURNAL_ENTRIES = 2000
 
 #: The sandbox's users and their passwords (documented in the README).
-USERS: dict[str, str] = {"demo": "demo"}
+USERS: dict[str, str] = {"demo": "demo", "demo-avs": "demo"}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -164,7 +165,9 @@ async def _paced(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
 class Operation:
     secured: bool = True
     idempotent: bool = False  # create/update: x-request-id required, answers replayed
-    body: Literal["none", "json", "multipart"] = "none"
+    # none: empty or {}; optional: empty ({} too) or a JSON value; json: required
+    body: Literal["none", "optional", "json", "multipart"] = "none"
+    partner_code: bool = True  # x-partner-code required (the banking API's; not the gateway's)
 
 
 Handler = Callable[["Call"], Outcome]
@@ -498,21 +501,26 @@ def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable
         response = await _respond(request, state, spec, handler, request_id)
         if request_id is not None and limits.REQUEST_ID.length_problem(request_id) is None:
             response.headers["x-request-id"] = request_id
-        state.journal.append(
-            {
-                "time": state.clock.now().isoformat(timespec="milliseconds"),
-                "method": request.method,
-                "path": request.url.path,
-                "query": request.url.query,
-                "status": response.status_code,
-                "request_id": request_id,
-                "partner_code": request.headers.get("x-partner-code"),
-                "ms": round((time.perf_counter() - started) * 1000, 1),
-            }
-        )
+        record(state, request, response.status_code, started)
         return response
 
     return serve
+
+
+def record(state: SandboxState, request: Request, status: int, started: float) -> None:
+    """One line of the journal: never a body, and nothing shaped like a card number."""
+    state.journal.append(
+        {
+            "time": state.clock.now().isoformat(timespec="milliseconds"),
+            "method": request.method,
+            "path": redact(request.url.path),
+            "query": redact(request.url.query),
+            "status": status,
+            "request_id": request.headers.get("x-request-id"),
+            "partner_code": request.headers.get("x-partner-code"),
+            "ms": round((time.perf_counter() - started) * 1000, 1),
+        }
+    )
 
 
 async def _respond(
@@ -579,11 +587,12 @@ def _check_headers(request: Request, spec: Operation, request_id: str | None) ->
                 title="Unauthorized",
                 status=401,
             )
-        partner = request.headers.get("x-partner-code")
-        if not partner:
-            raise Refusal("x-partner-code: the header is required")
-        if len(partner) > limits.PARTNER_CODE.high:
-            raise Refusal(f"x-partner-code: at most {limits.PARTNER_CODE.high} characters")
+        if spec.partner_code:
+            partner = request.headers.get("x-partner-code")
+            if not partner:
+                raise Refusal("x-partner-code: the header is required")
+            if len(partner) > limits.PARTNER_CODE.high:
+                raise Refusal(f"x-partner-code: at most {limits.PARTNER_CODE.high} characters")
     if request_id is not None:
         problem = limits.REQUEST_ID.length_problem(request_id)
         if problem:

@@ -1,0 +1,177 @@
+"""The card gateway's operations: one typed async method per operation of gateway.yaml, over
+the same transport as the banking API (retries reuse the x-request-id; every POST sends one,
+the action's key when the caller passes it)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from app.api.banking._base import contract_error, many, one, page, segment
+from app.api.errors import InvalidInput
+from app.api.gateway.models import (
+    Customer,
+    CustomerCreate,
+    CustomerCreated,
+    Order,
+    OrderCreate,
+    PaymentCreate,
+    Tax,
+    TaxCreate,
+)
+from app.api.transport import Profile, RetryPolicy, Transport
+from app.core import filter as flt
+from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
+from app.core.limits import DEFAULT_LIMIT, ORDER_FILTER_FIELDS, Bound
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+ID = Bound(1, 64)
+
+
+def gateway_transport(
+    profile: Profile, *, retry: RetryPolicy | None = None, **options: Any
+) -> Transport:
+    """The transport of a gateway profile: HTTP Basic, no x-partner-code."""
+    return Transport(profile, retry=retry, partner_code=False, **options)
+
+
+class GatewayClient:
+    """The card gateway of one connection profile (``base_url`` is the gateway's, such as
+    https://gateway.bank.example or the sandbox's http://127.0.0.1:8080/gateway)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    async def _call(
+        self,
+        adapter: TypeAdapter[T],
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: dict[str, str | int] | None = None,
+        request_id: str | None = None,
+    ) -> T:
+        answer = await self.transport.request(
+            method, path, json_body=body, params=params, request_id=request_id
+        )
+        try:
+            return adapter.validate_json(answer.content)
+        except ValidationError as exc:
+            raise contract_error(exc, method, path, answer.request_id) from None
+
+    # -- customers and taxes
+
+    async def create_customer(
+        self, customer: CustomerCreate, *, request_id: str | None = None
+    ) -> CustomerCreated:
+        return await self._call(
+            one(CustomerCreated), "POST", "/clients/", body=customer.body(), request_id=request_id
+        )
+
+    async def get_customer(self, customer_id: str) -> Customer:
+        path = f"/clients/{segment('customer id', customer_id, ID)}/"
+        return await self._call(one(Customer), "GET", path)
+
+    async def create_tax(self, tax: TaxCreate, *, request_id: str | None = None) -> Tax:
+        return await self._call(one(Tax), "POST", "/taxes/", body=tax.body(), request_id=request_id)
+
+    async def list_taxes(self) -> list[Tax]:
+        return await self._call(many(Tax), "GET", "/taxes/")
+
+    # -- orders
+
+    async def create_order(self, order: OrderCreate, *, request_id: str | None = None) -> Order:
+        return await self._call(
+            one(Order), "POST", "/orders/", body=order.body(), request_id=request_id
+        )
+
+    async def get_order(self, order_id: str) -> Order:
+        return await self._call(one(Order), "GET", self._order_path(order_id))
+
+    async def list_orders(
+        self,
+        *,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+        filter: str | flt.Node | None = None,
+    ) -> list[Order]:
+        params = page(offset, limit, filter, ORDER_FILTER_FIELDS)
+        return await self._call(many(Order), "GET", "/orders/", params=params)
+
+    async def pay(
+        self, order: Order, payment: PaymentCreate, *, request_id: str | None = None
+    ) -> Order:
+        """Card data to the order's api_do_url — only when that address is the gateway's own
+        (card data never goes to another host)."""
+        return await self._call(
+            one(Order),
+            "POST",
+            self._payment_path(order.api_do_url),
+            body=payment.body(),
+            request_id=request_id,
+        )
+
+    async def charge(self, order_id: str, *, request_id: str | None = None) -> Order:
+        path = self._order_path(order_id, "charge/")
+        return await self._call(one(Order), "POST", path, request_id=request_id)
+
+    async def capture(
+        self, order_id: str, total: Decimal, *, currency: str, request_id: str | None = None
+    ) -> Order:
+        body = {"total": _amount("total", total, currency)}
+        path = self._order_path(order_id, "capture/")
+        return await self._call(one(Order), "POST", path, body=body, request_id=request_id)
+
+    async def refund(
+        self,
+        order_id: str,
+        amount: Decimal | None = None,
+        *,
+        currency: str,
+        request_id: str | None = None,
+    ) -> Order:
+        """A full refund (no amount: all that remains) or a partial one."""
+        body = None if amount is None else {"amount": _amount("amount", amount, currency)}
+        path = self._order_path(order_id, "refund/")
+        return await self._call(one(Order), "POST", path, body=body, request_id=request_id)
+
+    async def reverse(self, order_id: str, *, request_id: str | None = None) -> Order:
+        path = self._order_path(order_id, "reverse/")
+        return await self._call(one(Order), "POST", path, request_id=request_id)
+
+    # -- paths
+
+    @staticmethod
+    def _order_path(order_id: str, action: str = "") -> str:
+        return f"/orders/{segment('order id', order_id, ID)}/{action}"
+
+    def _payment_path(self, api_do_url: str) -> str:
+        base = self.transport.profile.base_url.rstrip("/")
+        target, root = urlsplit(api_do_url), urlsplit(base)
+        same_origin = (target.scheme, target.netloc) == (root.scheme, root.netloc)
+        if not same_origin or not target.path.startswith(root.path + "/") or target.query:
+            raise InvalidInput(
+                "api_do_url",
+                f"is not an address of the gateway at {base}: card data goes only there",
+            )
+        return target.path[len(root.path) :]
+
+
+def _amount(field: str, value: Decimal, currency: str) -> str:
+    try:
+        amount = parse_amount(value, currency)
+    except AmountError as exc:
+        raise InvalidInput(field, str(exc)) from None
+    low = smallest(currency)
+    if amount < low:
+        raise InvalidInput(field, f"must be at least {format_amount(low, currency)}")
+    return format_amount(amount, currency)

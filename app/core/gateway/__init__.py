@@ -1,0 +1,1 @@
+"""The card gateway's pure domain: the compatibility matrix, decimal amounts, cards."""

@@ -1,0 +1,77 @@
+"""Redaction of what must never reach a log: card numbers (anything shaped like one), the
+card security code (``cvv``/``csc``/``cvc`` fields) and ``Authorization`` header values.
+
+``install()`` makes every log record of the process redacted at its creation, whatever logger
+or handler it goes through, so the app and the sandbox apply the same rule once.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import traceback
+from typing import Any
+
+from app.core.gateway.cards import mask_card_numbers
+
+# "cvv": "123", cvv=123, 'csc': '1234', cvc 123 — the code after the field's name
+_SECURITY_CODE = re.compile(
+    r"""(?P<name>["']?\b(?:cvv2?|csc|cvc)\b["']?\s*[:=]?\s*["']?)(?P<code>[0-9]{3,4})(?![0-9])""",
+    re.IGNORECASE,
+)
+_AUTHORIZATION = re.compile(
+    r"""(?P<name>\bauthorization["']?\s*[:=,]\s*["']?(?:basic|bearer)?\s*)(?P<secret>[^\s"',)]+)""",
+    re.IGNORECASE,
+)
+
+
+def redact(text: str) -> str:
+    """The text with card numbers masked to their last four digits, security codes and
+    authorization credentials replaced by ***."""
+    text = mask_card_numbers(text)
+    text = _SECURITY_CODE.sub(lambda m: m.group("name") + "***", text)
+    return _AUTHORIZATION.sub(lambda m: m.group("name") + "***", text)
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts a record in place: its message (with its arguments merged in) and the text of
+    its exception."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record)
+        return True
+
+
+def redact_record(record: logging.LogRecord) -> None:
+    if getattr(record, "_redacted", False):
+        return
+    try:
+        message = record.getMessage()
+    except Exception:  # a record whose arguments do not fit its format: keep both apart
+        message = f"{record.msg!s} {record.args!r}"
+    record.msg = redact(message)
+    record.args = None
+    if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+        record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip())
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
+    record._redacted = True
+
+
+_installed = False
+
+
+def install() -> None:
+    """Redact every log record created from now on in this process (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        redact_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _installed = True

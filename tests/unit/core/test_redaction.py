@@ -1,0 +1,71 @@
+"""Redaction: card numbers, security codes and credentials never reach a log record."""
+
+import logging
+
+import pytest
+
+from app.core import redaction
+from app.core.redaction import RedactingFilter, redact
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("card 4111111111111111 ok", "card ************1111 ok"),
+        ("card 4111 1111 1111 1111.", "card ************1111."),
+        ("amex 3782-822463-10005", "amex ***********0005"),
+        # failing the Luhn check is still somebody's (mistyped) card
+        ("4111111111111112", "************1112"),
+        ('{"cvv": "123", "csc":"4321"}', '{"cvv": "***", "csc":"***"}'),
+        ("cvv=123&cvc=999", "cvv=***&cvc=***"),
+        ("Authorization: Basic ZGVtbzpkZW1v", "Authorization: Basic ***"),
+        ("('authorization', 'Basic ZGVtbzpkZW1v')", "('authorization', 'Basic ***')"),
+    ],
+)
+def test_sensitive_values_are_masked(text, expected):
+    assert redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "LT121000011101001000",  # an IBAN's digits follow its letters
+        "GB82 WEST 1234 5698 7654 32",
+        "x-request-id 0192f3c4-5b6a-7c8d-9e0f-123456789abc",
+        "2026-11-23T09:10:11Z 12.5 ms amount 100000",
+        "order 123456789012",  # 12 digits: not card-shaped
+        "LT12 1000 0111 0100 1000 and DE89370400440532013000",
+    ],
+)
+def test_other_numbers_are_left_alone(text):
+    assert redact(text) == text
+
+
+def test_the_filter_redacts_message_arguments_and_exception_text():
+    record = logging.LogRecord(
+        "t", logging.ERROR, __file__, 1, "paid with %s", ("4111111111111111",), None
+    )
+    try:
+        raise ValueError("card 5555555555554444 refused")
+    except ValueError:
+        import sys
+
+        record.exc_info = sys.exc_info()
+    RedactingFilter().filter(record)
+    assert record.getMessage() == "paid with ************1111"
+    assert "5555555555554444" not in (record.exc_text or "")
+    assert "************4444" in (record.exc_text or "")
+
+
+def test_installed_every_record_of_the_process_is_redacted(caplog):
+    redaction.install()
+    redaction.install()  # idempotent
+    caplog.set_level(logging.INFO)
+    logging.getLogger("anything.at.all").info("number %s cvv=%s", "4111 1111 1111 1111", "123")
+    try:
+        raise RuntimeError("4111111111111111")
+    except RuntimeError:
+        logging.getLogger("anything.else").exception("failed", stack_info=False)
+    text = caplog.text
+    assert "4111" not in text.replace("************1111", "")
+    assert "cvv=***" in text
