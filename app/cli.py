@@ -1,10 +1,13 @@
-"""The ``partner-desk`` command: the GUI by default, plus ``sandbox`` and ``iban``."""
+"""The ``partner-desk`` command: the GUI by default, plus ``sandbox``, ``iban`` and
+``gateway``."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 
 EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
@@ -38,7 +41,27 @@ def _parser() -> argparse.ArgumentParser:
         default=30.0,
         help="seconds the whole API check may take, retries included (default 30)",
     )
+    gateway = commands.add_parser("gateway", help="look at the card gateway")
+    gateway_commands = gateway.add_subparsers(dest="gateway_command", required=True)
+    order = gateway_commands.add_parser(
+        "order", help="print an order's status, amounts and history"
+    )
+    order.add_argument("order_id", help="the order's id")
+    order.add_argument(
+        "--base-url",
+        help="the gateway's address (such as https://gateway.bank.example); the embedded "
+        "sandbox's when omitted",
+    )
+    order.add_argument(
+        "--user",
+        default="demo",
+        help="the merchant user (default demo); the password comes from the environment "
+        f"variable {PASSWORD_ENV} or is asked for",
+    )
     return parser
+
+
+PASSWORD_ENV = "PARTNER_DESK_PASSWORD"  # noqa: S105 - the name of a variable, not a secret
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _sandbox(args.port, args.host, args.settle_seconds)
     if args.command == "iban":
         return _iban(" ".join(args.iban), args.base_url, args.deadline)
+    if args.command == "gateway":
+        return _gateway_order(args.order_id, args.base_url, args.user)
     return _gui()
 
 
@@ -146,6 +171,103 @@ def _describe(error: object) -> str:
         title, message = printable(error.title or ""), printable(error.failure_message or "")
         return f"{title}: {message} (Error: {printable(error.error_id or '', 80)})"
     return printable(str(error), 500)
+
+
+def _gateway_order(order_id: str, base_url: str | None, user: str) -> int:
+    import asyncio
+    import getpass
+    import os
+
+    if base_url is None:
+        from app.sandbox.app import SandboxSettings
+        from app.sandbox.server import BackgroundSandbox
+
+        sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=0))
+        try:
+            url = sandbox.start()
+            password = os.environ.get(PASSWORD_ENV, "demo")
+            return asyncio.run(_print_order(order_id, f"{url}/gateway", user, password))
+        finally:
+            sandbox.stop()
+    given = os.environ.get(PASSWORD_ENV)
+    if given is None and not sys.stdin.isatty():
+        print(
+            f"partner-desk gateway: set {PASSWORD_ENV} or run it in a terminal to be asked",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID_INPUT
+    password = given if given is not None else getpass.getpass(f"Password of {user}: ")
+    return asyncio.run(_print_order(order_id, base_url, user, password))
+
+
+async def _print_order(order_id: str, base_url: str, user: str, password: str) -> int:
+    from app.api.errors import ApiError
+    from app.api.gateway import GatewayClient, gateway_transport
+    from app.api.transport import Profile, RetryPolicy
+    from app.core.gateway.amounts import format_amount
+    from app.core.gateway.matrix import BY_CODE, NAMES
+    from app.core.money import MoneyError
+    from app.core.text import printable
+
+    profile = Profile(base_url=base_url, user=user, password=password, partner_code="")
+    try:
+        client = GatewayClient(gateway_transport(profile, retry=RetryPolicy(attempts=2)))
+    except ApiError as exc:  # an address the desk must not call
+        print(f"partner-desk gateway: {exc}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    try:
+        order = await client.get_order(order_id)
+    except ApiError as exc:
+        print(f"Order {printable(order_id, 80)}: {_describe(exc)}", file=sys.stderr)
+        return EXIT_INVALID_INPUT if exc.status == 400 else EXIT_API_FAILURE
+    finally:
+        await client.aclose()
+
+    currency = printable(order.currency, 3)
+
+    def money(amount: Decimal) -> str:
+        try:
+            return f"{format_amount(amount, order.currency)} {currency}"
+        except MoneyError:  # a currency this desk does not know: the amount as sent
+            return f"{amount} {currency}"
+
+    def when(moment: dt.datetime | None) -> str:
+        if moment is None:
+            return "-"
+        return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+    named = [NAMES[BY_CODE[c]] if c in BY_CODE else printable(c, 40) for c in order.capabilities]
+    scenario = NAMES[BY_CODE[order.scenario]]
+    print(f"Order      {printable(order.id)}")
+    print(f"Status     {printable(order.status)}")
+    print(f"Scenario   {scenario}" + (f"; {', '.join(named)}" if named else ""))
+    print(f"Amount     {money(order.amount)}")
+    reserved = money(order.amount_reserved)
+    if order.reserved_until is not None and order.amount_reserved > 0:
+        reserved += f" (until {when(order.reserved_until)})"
+    print(f"Reserved   {reserved}")
+    print(f"Captured   {money(order.amount_captured)}")
+    print(f"Refunded   {money(order.amount_refunded)}")
+    print(f"Created    {when(order.created_at)}")
+    if order.paid_at is not None:
+        print(f"Paid       {when(order.paid_at)}")
+    if order.card is not None:
+        print(f"Card       {printable(order.card.brand)} {order.card.masked}")
+    if order.avs_status is not None:
+        avs = order.avs_status
+        raw = f" ({printable(avs.raw_code, 8)})" if avs.raw_code else ""
+        print(f"AVS        {printable(avs.code, 40)}{raw}: {printable(avs.description, 200)}")
+    if order.cof_trace_id:
+        print(f"COF trace  {printable(order.cof_trace_id, 64)}")
+    print("History")
+    for entry in order.history:
+        amount = money(entry.amount) if entry.amount is not None else ""
+        event, status = printable(entry.event, 30), printable(entry.status, 20)
+        print(
+            f"  {when(entry.at)}  {event:<22} {status:<18} {amount:>16}  "
+            f"{printable(entry.message, 300)}"
+        )
+    return 0
 
 
 def _gui() -> int:

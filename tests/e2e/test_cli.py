@@ -207,3 +207,102 @@ def test_the_server_text_cannot_drive_the_terminal():
     assert result.returncode == 0
     assert "\x1b" not in result.stdout and "  Address A?B" in result.stdout
     assert max(len(line) for line in result.stdout.splitlines()) < 220
+
+
+def _gateway_order(sandbox_url: str) -> dict:
+    with httpx.Client(base_url=f"{sandbox_url}/gateway", auth=("demo", "demo")) as gateway:
+
+        def post(path: str, body: object = None) -> dict:
+            answer = gateway.post(path, json=body, headers={"x-request-id": os.urandom(8).hex()})
+            assert answer.status_code == 200, answer.text
+            return answer.json()
+
+        order = post(
+            "/orders/",
+            {
+                "client": {"email": "cli@example.lt"},
+                "currency": "EUR",
+                "products": [{"title": "Seat", "price": "12.50"}],
+                "skip_capture": True,
+            },
+        )
+        path = order["api_do_url"].split("/gateway", 1)[1]
+        post(
+            path,
+            {"card_number": "4111111111111111", "exp_month": 12, "exp_year": 2099, "cvv": "123"},
+        )
+        return post(f"/orders/{order['id']}/capture/", {"total": "10.00"})
+
+
+def test_gateway_order_prints_status_amounts_and_history(sandbox_url):
+    order = _gateway_order(sandbox_url)
+    result = subprocess.run(
+        [EXE, "gateway", "order", order["id"], "--base-url", f"{sandbox_url}/gateway"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PARTNER_DESK_PASSWORD": "demo"},
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:7] == [
+        f"Order      {order['id']}",
+        "Status     charged",
+        "Scenario   Two-Step",
+        "Amount     12.50 EUR",
+        "Reserved   0.00 EUR",
+        "Captured   10.00 EUR",
+        "Refunded   0.00 EUR",
+    ]
+    assert re.fullmatch(
+        r"Reserved   0\.00 EUR \(until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", lines[4]
+    )
+    assert "Card       visa •••• 1111" in lines
+    assert "4111111111111111" not in result.stdout
+    history = lines[lines.index("History") + 1 :]
+    assert [line.split()[3] for line in history] == [
+        "created",
+        "authorized",
+        "captured",
+        "released",
+    ]
+    assert "2.50 EUR" in history[-1]
+
+
+def test_gateway_order_unknown_and_without_a_password(sandbox_url):
+    env = {**os.environ, "PARTNER_DESK_PASSWORD": "demo"}
+    unknown = subprocess.run(
+        [EXE, "gateway", "order", "no-such-order", "--base-url", f"{sandbox_url}/gateway"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert unknown.returncode == 2
+    assert re.fullmatch(
+        r"Order no-such-order: Not found: order no-such-order not found \(Error: [0-9a-f-]{36}\)\n",
+        unknown.stderr,
+    )
+    env.pop("PARTNER_DESK_PASSWORD")
+    no_password = subprocess.run(
+        [EXE, "gateway", "order", "x", "--base-url", f"{sandbox_url}/gateway"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert no_password.returncode == 2
+    assert "PARTNER_DESK_PASSWORD" in no_password.stderr
+    wrong = subprocess.run(
+        [EXE, "gateway", "order", "x", "--base-url", f"{sandbox_url}/gateway"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**env, "PARTNER_DESK_PASSWORD": "wrong"},
+    )
+    assert wrong.returncode == 1 and "Unauthorized" in wrong.stderr

@@ -160,7 +160,11 @@ def _form(raw: bytes) -> dict[str, str]:
     try:
         text = raw.decode("utf-8")
         pairs = urllib.parse.parse_qsl(
-            text, keep_blank_values=True, strict_parsing=bool(text), max_num_fields=20
+            text,
+            keep_blank_values=True,
+            strict_parsing=bool(text),
+            max_num_fields=20,
+            errors="strict",  # percent-encoded bytes that are not UTF-8 are refused
         )
     except (UnicodeDecodeError, ValueError):
         raise Refusal("The form cannot be read") from None
@@ -320,7 +324,9 @@ async def three_ds_decision(request: Request) -> Response:
     try:
         raw = await read_capped(request, FORM_BYTES)
         try:
-            pairs = dict(urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4))
+            pairs = dict(
+                urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4, errors="strict")
+            )
         except (UnicodeDecodeError, ValueError):
             raise Refusal("The form cannot be read") from None
         decision = pairs.get("decision")

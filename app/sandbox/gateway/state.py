@@ -30,6 +30,11 @@ from app.sandbox.errors import Refusal, not_allowed, not_found
 T = TypeVar("T")
 
 RESERVATION = dt.timedelta(days=7)  # the contract's 6..28 days: 7 in the sandbox (decided)
+# what one sandbox holds at most (decided): memory stays bounded; a reset starts over
+MAX_ORDERS = 100_000
+MAX_CUSTOMERS = 100_000
+MAX_TAXES = 1_000
+MAX_CARDS = 20  # saved cards per customer
 MAX_TOTAL = Decimal(10) ** 12
 
 
@@ -304,6 +309,7 @@ class Gateway:
     # -- customers and taxes
 
     def create_customer(self, merchant: str, email: str) -> Pending[Customer]:
+        _room(len(self.customers), MAX_CUSTOMERS, "customers")
         customer = Customer(str(uuid.uuid4()), merchant, email, self.now())
         return Pending(customer, lambda: self.customers.__setitem__(customer.id, customer))
 
@@ -314,6 +320,7 @@ class Gateway:
         return found
 
     def create_tax(self, merchant: str, name: str, percent_value: object) -> Pending[Tax]:
+        _room(len(self.taxes), MAX_TAXES, "taxes")
         percent = _percent(percent_value, "percent")
         tax = Tax(str(uuid.uuid4()), merchant, name, percent)
         return Pending(tax, lambda: self.taxes.__setitem__(tax.id, tax))
@@ -345,6 +352,7 @@ class Gateway:
 
     def create_order(self, merchant: Merchant, body: dict[str, Any]) -> Pending[Order]:
         """Check an order request (already valid against gateway.yaml) against every rule."""
+        _room(len(self.orders), MAX_ORDERS, "orders")
         client: dict[str, Any] = body["client"]
         currency: str = body["currency"]
         if merchant.avs:
@@ -509,6 +517,10 @@ class Gateway:
                     "scenario: must match the setup_future_use of the registration "
                     f"({order.request.get('setup_future_use') or 'none was given'})"
                 )
+            if order.customer_id is not None and (
+                len(self.customers[order.customer_id].cards) >= MAX_CARDS
+            ):
+                raise not_allowed(f"The customer already has {MAX_CARDS} saved cards")
             if order.customer_id is None and not by_merchant:
                 raise Refusal(
                     "saved_by_merchant: saving a method needs client.original_client (service "
@@ -979,6 +991,11 @@ class Gateway:
 
 
 # ---------------------------------------------------------------- checks
+
+
+def _room(held: int, most: int, what: str) -> None:
+    if held >= most:
+        raise not_allowed(f"The sandbox holds its most {what} ({most:,}): reset it to start over")
 
 
 def _amount(value: object, currency: str, where: str) -> Decimal:

@@ -1,6 +1,6 @@
 """Connection profiles: the embedded sandbox (the default) and any number of named servers
-(base URL, partner code, user, optional CA bundle), kept in the settings. Passwords never are:
-they live in the OS keyring (app.api.credentials)."""
+(base URL, partner code, user, optional CA bundle and card gateway URL), kept in the settings.
+Passwords never are: they live in the OS keyring (app.api.credentials)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,15 @@ class ServerProfile:
     partner_code: str
     user: str
     ca_bundle: str = ""  # a PEM file to trust besides the system's; verification stays on
+    gateway_url: str = ""  # the card gateway's address; empty: the base URL + /gateway
 
     @property
     def is_sandbox(self) -> bool:
         return self.name == SANDBOX
+
+    def gateway_address(self, base_url: str) -> str:
+        """Where the card gateway is: its own URL, or /gateway under the API's base URL."""
+        return self.gateway_url or f"{base_url.rstrip('/')}/gateway"
 
     def check(self) -> None:
         """Refuse a profile that cannot work, naming the field."""
@@ -40,6 +45,11 @@ class ServerProfile:
         from app.api.transport import check_base_url  # httpx loads after the window shows
 
         check_base_url(self.base_url)
+        if self.gateway_url:
+            try:
+                check_base_url(self.gateway_url)
+            except InvalidInput as exc:
+                raise InvalidInput("Gateway URL", exc.problem) from None
         problem = limits.PARTNER_CODE.length_problem(self.partner_code)
         if problem:
             raise InvalidInput("Partner code", problem)
@@ -74,11 +84,12 @@ class ProfileStore:
             partner_code=str(self._settings.value(f"{key}/partner_code", "")),
             user=str(self._settings.value(f"{key}/user", "")),
             ca_bundle=str(self._settings.value(f"{key}/ca_bundle", "")),
+            gateway_url=str(self._settings.value(f"{key}/gateway_url", "")),
         )
 
     def save(self, profile: ServerProfile) -> None:
         key = f"profiles/{profile.name}"
-        for field in ("base_url", "partner_code", "user", "ca_bundle"):
+        for field in ("base_url", "partner_code", "user", "ca_bundle", "gateway_url"):
             self._settings.setValue(f"{key}/{field}", getattr(profile, field))
 
     def delete(self, name: str) -> None:

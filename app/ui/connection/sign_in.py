@@ -71,6 +71,8 @@ class SignInDialog(QDialog):
         self.name = QLineEdit()
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("https://api.bank.example")
+        self.gateway_url = QLineEdit()
+        self.gateway_url.setPlaceholderText("optional: the card gateway, if not base URL/gateway")
         self.partner_code = QLineEdit()
         self.user = QLineEdit()
         self.password = QLineEdit()
@@ -103,6 +105,7 @@ class SignInDialog(QDialog):
         form.addRow("Connection:", self.profile)
         form.addRow("Name:", self.name)
         form.addRow("Base URL:", self.base_url)
+        form.addRow("Gateway URL:", self.gateway_url)
         form.addRow("Partner code:", self.partner_code)
         form.addRow("User:", self.user)
         form.addRow("Password:", self.password)
@@ -138,7 +141,14 @@ class SignInDialog(QDialog):
         profile = self._store.get(name)
         new = name == NEW_SERVER
         sandbox = name == SANDBOX
-        for widget in (self.name, self.base_url, self.partner_code, self.user, self.ca_bundle):
+        for widget in (
+            self.name,
+            self.base_url,
+            self.gateway_url,
+            self.partner_code,
+            self.user,
+            self.ca_bundle,
+        ):
             widget.setEnabled(not sandbox)
         self.password.setEnabled(not sandbox)
         self.delete_button.setEnabled(not new and not sandbox)
@@ -146,6 +156,7 @@ class SignInDialog(QDialog):
             for widget in (
                 self.name,
                 self.base_url,
+                self.gateway_url,
                 self.partner_code,
                 self.user,
                 self.password,
@@ -156,6 +167,7 @@ class SignInDialog(QDialog):
             return
         self.name.setText(profile.name)
         self.base_url.setText(profile.base_url or "started by Partner Desk")
+        self.gateway_url.setText(profile.gateway_url or ("its /gateway" if sandbox else ""))
         self.partner_code.setText(profile.partner_code)
         self.user.setText(profile.user)
         self.ca_bundle.setText(profile.ca_bundle)
@@ -174,6 +186,7 @@ class SignInDialog(QDialog):
             partner_code=self.partner_code.text().strip(),
             user=self.user.text().strip(),
             ca_bundle=self.ca_bundle.text().strip(),
+            gateway_url=self.gateway_url.text().strip().rstrip("/"),
         )
 
     def submit(self) -> None:

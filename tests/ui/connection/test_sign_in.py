@@ -223,3 +223,23 @@ def test_open_account_after_a_401_runs_again_with_its_request_id(
     assert [e["status"] for e in posts] == [401, 200]
     assert posts[0]["request_id"] == posts[1]["request_id"]
     run_on(qloop, window.aclose())
+
+
+def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings):
+    window = window_for(qtbot, qloop, sandbox, settings)
+    assert window.session.gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
+    window.open_sign_in()
+    dialog = window.sign_in_dialog
+    assert not dialog.gateway_url.isEnabled()  # the embedded sandbox serves its own
+    describe(dialog, sandbox.url, "demo", name="Split")
+    dialog.gateway_url.setText("http://gateway.example")
+    submit(qloop, dialog, "Gateway URL: use https: only this computer may be reached by http")
+    dialog.gateway_url.setText(f"{sandbox.url}/gateway/")
+    submit(qloop, dialog)
+    assert settings.value("profiles/Split/gateway_url") == f"{sandbox.url}/gateway"
+    gateway = window.session.gateway
+    assert gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
+    assert gateway.transport.profile.user == "demo"
+    taxes = run_on(qloop, gateway.list_taxes())
+    assert isinstance(taxes, list)
+    run_on(qloop, window.aclose())
