@@ -13,6 +13,11 @@ EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
 
 
+PASSWORD_ENV = "PARTNER_DESK_PASSWORD"  # noqa: S105 - the name of a variable, not a secret
+GATEWAY_URL_ENV = "PARTNER_DESK_GATEWAY_URL"
+LOCAL_GATEWAY = "http://127.0.0.1:8080/gateway"  # partner-desk sandbox's default port
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="partner-desk",
@@ -49,8 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     order.add_argument("order_id", help="the order's id")
     order.add_argument(
         "--base-url",
-        help="the gateway's address (such as https://gateway.bank.example); the embedded "
-        "sandbox's when omitted",
+        help="the gateway's address (such as https://gateway.bank.example); when omitted, "
+        f"${GATEWAY_URL_ENV} or the local sandbox of 'partner-desk sandbox' ({LOCAL_GATEWAY})",
     )
     order.add_argument(
         "--user",
@@ -59,9 +64,6 @@ def _parser() -> argparse.ArgumentParser:
         f"variable {PASSWORD_ENV} or is asked for",
     )
     return parser
-
-
-PASSWORD_ENV = "PARTNER_DESK_PASSWORD"  # noqa: S105 - the name of a variable, not a secret
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -178,18 +180,11 @@ def _gateway_order(order_id: str, base_url: str | None, user: str) -> int:
     import getpass
     import os
 
-    if base_url is None:
-        from app.sandbox.app import SandboxSettings
-        from app.sandbox.server import BackgroundSandbox
-
-        sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=0))
-        try:
-            url = sandbox.start()
-            password = os.environ.get(PASSWORD_ENV, "demo")
-            return asyncio.run(_print_order(order_id, f"{url}/gateway", user, password))
-        finally:
-            sandbox.stop()
     given = os.environ.get(PASSWORD_ENV)
+    if base_url is None:
+        base_url = os.environ.get(GATEWAY_URL_ENV) or LOCAL_GATEWAY
+        if base_url == LOCAL_GATEWAY and given is None and user == "demo":
+            given = "demo"  # the local sandbox's published demo password
     if given is None and not sys.stdin.isatty():
         print(
             f"partner-desk gateway: set {PASSWORD_ENV} or run it in a terminal to be asked",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -10,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from app.api.errors import InvalidInput
 
 M = TypeVar("M", bound=BaseModel)
+
+_FIELD_FIRST = re.compile(r"(?P<field>[a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (?P<problem>.+)", re.S)
 
 
 class Model(BaseModel):
@@ -38,7 +41,12 @@ def build(model: type[M], data: Any) -> M:
         problems: dict[str, str] = {}
         for error in exc.errors():
             field = ".".join(str(part) for part in error["loc"])
-            problems.setdefault(field, str(error["msg"]).removeprefix("Value error, "))
+            problem = str(error["msg"]).removeprefix("Value error, ")
+            named = _FIELD_FIRST.match(problem)
+            if named:  # a rule over several fields names the one it blames: "field: problem"
+                field = ".".join(part for part in (field, named["field"]) if part)
+                problem = named["problem"]
+            problems.setdefault(field, problem)
         field, problem = next(iter(problems.items()))
         raise InvalidInput(field, problem, problems) from None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import traceback
+import urllib.parse
 from typing import Any
 
 from app.core.gateway.cards import mask_card_numbers
@@ -31,6 +32,12 @@ def redact(text: str) -> str:
     text = mask_card_numbers(text)
     text = _SECURITY_CODE.sub(lambda m: m.group("name") + "***", text)
     return _AUTHORIZATION.sub(lambda m: m.group("name") + "***", text)
+
+
+def redact_url_part(text: str) -> str:
+    """A URL's path or query, percent- and plus-decoded first (``4111+1111…`` and
+    ``4111%201111…`` are card numbers too), then redacted."""
+    return redact(urllib.parse.unquote_plus(text, errors="replace"))
 
 
 class RedactingFilter(logging.Filter):

@@ -34,7 +34,7 @@ from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound
 from app.core.money import is_currency
-from app.core.redaction import redact
+from app.core.redaction import redact_url_part
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
 
@@ -513,8 +513,8 @@ def record(state: SandboxState, request: Request, status: int, started: float) -
         {
             "time": state.clock.now().isoformat(timespec="milliseconds"),
             "method": request.method,
-            "path": redact(request.url.path),
-            "query": redact(request.url.query),
+            "path": redact_url_part(request.url.path),
+            "query": redact_url_part(request.url.query),
             "status": status,
             "request_id": request.headers.get("x-request-id"),
             "partner_code": request.headers.get("x-partner-code"),

@@ -1,6 +1,7 @@
 """The gateway requests the client builds and the answers the sandbox gives fit gateway.yaml."""
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import httpx
@@ -90,11 +91,32 @@ def exchanges(sandbox):
             )
         )
         three_ds = await client.pay(held, _card("4000000000003220"))
+        by_page = await client.create_order(
+            build(
+                g.OrderCreate,
+                {
+                    "client": {"email": "p@ex.lt"},
+                    "currency": "EUR",
+                    "products": [{"title": "P", "price": 1}],
+                },
+            )
+        )
         async with httpx.AsyncClient(transport=recorder) as browser:
             await browser.get(three_ds.checkout_url)
             await browser.get(three_ds.checkout_script_url)
             await browser.get(three_ds.three_ds_url)
             await browser.post(three_ds.three_ds_url, data={"decision": "authenticate"})
+            token = by_page.checkout_url.rstrip("/").rsplit("/", 1)[1]
+            await browser.post(
+                by_page.api_do_url,
+                data={
+                    "checkout_token": token,
+                    "card_number": "4111 1111 1111 1111",
+                    "exp_month": "12",
+                    "exp_year": str(YEAR),
+                    "cvv": "123",
+                },
+            )
         await client.capture(held.id, Decimal("60"), currency="EUR")
         await expect_error(client.capture(held.id, Decimal("1"), currency="EUR"))
         other = await client.create_order(
@@ -138,15 +160,25 @@ def test_the_document_is_valid_openapi_31(spec):
 
 
 def test_every_operation_was_exercised(exchanges):
-    seen = {(r.method.lower(), r.url.path) for r, _ in exchanges}
+    seen = {
+        (r.method.lower(), r.url.path, r.headers.get("content-type", "").split(";")[0])
+        for r, _ in exchanges
+    }
     paths = yaml.safe_load(OPENAPI_GATEWAY.read_text(encoding="utf-8"))["paths"]
     for path, operations in paths.items():
-        for method in operations:
-            prefix = f"/gateway{path}".partition("{")[0]
-            suffix = path.rpartition("}")[2]
-            assert any(
-                m == method and p.startswith(prefix) and p.endswith(suffix) for m, p in seen
-            ), (method, path)
+        # a path template matches one segment per parameter, nothing more
+        pattern = re.compile(
+            "/gateway"
+            + re.sub(r"\{[^}]+\}", "[^/]+", re.escape(path).replace("\\{", "{").replace("\\}", "}"))
+            + "$"
+        )
+        for method, operation in operations.items():
+            bodies = list(operation.get("requestBody", {}).get("content", {})) or [""]
+            for media in bodies:
+                assert any(
+                    m == method and pattern.match(p) and (not media or kind == media)
+                    for m, p, kind in seen
+                ), (method, path, media)
 
 
 def test_requests_fit_the_document(exchanges, spec):

@@ -303,3 +303,22 @@ def test_gateway_order_unknown_and_without_a_password(sandbox_url):
         env={**env, "PARTNER_DESK_PASSWORD": "wrong"},
     )
     assert wrong.returncode == 1 and "Unauthorized" in wrong.stderr
+
+
+def test_gateway_order_from_the_environment_address(sandbox_url):
+    order = _gateway_order(sandbox_url)
+    env = {
+        **os.environ,
+        "PARTNER_DESK_GATEWAY_URL": f"{sandbox_url}/gateway",
+        "PARTNER_DESK_PASSWORD": "demo",
+    }
+    result = subprocess.run(
+        [EXE, "gateway", "order", order["id"]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1] == "Status     charged"

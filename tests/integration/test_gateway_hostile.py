@@ -194,8 +194,14 @@ def test_the_pages_escape_what_they_show_and_send_a_strict_policy(server, raw):
     order = new_order(raw, products=[{"title": hostile, "price": 1}], client={"email": "a@b.lt"})
     page = httpx.get(order["checkout_url"])
     assert page.status_code == 200
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page.text  # shown, escaped
     assert "<script>" not in page.text
     assert "default-src 'none'" in page.headers["content-security-policy"]
+    token = order["checkout_url"].rstrip("/").rsplit("/", 1)[1]
+    refused = httpx.post(order["api_do_url"], data={"checkout_token": token, "<b>x": "1"})
+    assert refused.status_code == 400
+    assert "&lt;b&gt;x: is not a field of the checkout form" in refused.text
+    assert "<b>x" not in refused.text
     assert page.headers["x-content-type-options"] == "nosniff"
     wrong = httpx.get(order["checkout_url"].replace(order["id"], str(uuid.uuid4())))
     assert wrong.status_code == 400

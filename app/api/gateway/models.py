@@ -25,7 +25,7 @@ from app.api.fields import Country, Currency, Email
 from app.api.models import Model, RequestModel
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.core.gateway.cards import luhn
-from app.core.gateway.matrix import BY_CODE, Item, conflicts, derive
+from app.core.gateway.matrix import BY_CODE, FIELDS, Item, conflicts, derive
 
 SavingScenario = Literal["one-click", "automatic", "recurring"]
 OrderStatus = Literal[
@@ -326,17 +326,21 @@ class OrderCreate(RequestModel):
             )
         found = conflicts(items, saved_as=self.setup_future_use)
         if found:
-            raise ValueError(found[0][2])
+            _first, second, reason = found[0]
+            raise ValueError(f"{FIELDS[second]}: {reason}")
         if Item.AF in items:
             for name in ("first_name", "last_name", "address", "city", "country"):
                 if getattr(self.client, name) is None:
                     raise ValueError(f"client.{name}: is required for Account Funding")
-        if self.recurring_number is not None and "recurring" not in (
-            self.setup_future_use,
-            self.use_scenario,
+        saved_method = self.client.original_client or self.recurring_card
+        if (
+            self.recurring_number is not None
+            and "recurring" not in (self.setup_future_use, self.use_scenario)
+            and not (saved_method and self.use_scenario is None)  # the card's scenario applies
         ):
             raise ValueError(
-                "recurring_number: goes only with setup_future_use or use_scenario recurring"
+                "recurring_number: goes only with a recurring order (setup_future_use or "
+                "use_scenario recurring, or a card saved for recurring)"
             )
         return self
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
-# 13 to 19 digits, maybe grouped by single spaces or dashes, not part of a longer word or
-# number: shaped like a card number (an IBAN's digits follow its letters and are left alone)
-CARD_SHAPED = re.compile(r"(?<![0-9A-Za-z])(?:[0-9][ -]?){12,18}[0-9](?![0-9A-Za-z])")
+# 13 to 19 digits, maybe grouped by spaces, dashes or dots (a few of them, or as a URL writes
+# them: + and %20), not part of a longer word or number: shaped like a card number (an IBAN's
+# digits follow its letters)
+CARD_SHAPED = re.compile(
+    r"(?<![0-9A-Za-z])(?:[0-9](?:[ .\t+-]|%20|%2[dD]){0,3}){12,18}[0-9](?![0-9A-Za-z])"
+)
 
 
 def digits(text: str) -> str:
@@ -48,6 +51,7 @@ def masked(number: str) -> str:
 _IBAN_SHAPED = (
     r"(?<![0-9A-Za-z])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![0-9A-Za-z])"
 )
+_URL_SEPARATOR = re.compile("%2[0dD]")
 _SCAN = re.compile(f"(?P<iban>{_IBAN_SHAPED})|(?P<card>{CARD_SHAPED.pattern})")
 
 
@@ -59,7 +63,7 @@ def mask_card_numbers(text: str) -> str:
     def mask(match: re.Match[str]) -> str:
         if match.group("iban"):
             return match.group()
-        found = digits(match.group())
+        found = digits(_URL_SEPARATOR.sub("", match.group()))
         return "*" * (len(found) - 4) + found[-4:]
 
     return _SCAN.sub(mask, text)

@@ -94,6 +94,33 @@ CODES: dict[Item, str] = {
 }
 BY_CODE: dict[str, Item] = {code: item for item, code in CODES.items()}
 
+#: The order request's field that makes each item (a refusal names it).
+FIELDS: dict[Item, str] = {
+    Item.OS: "products",
+    Item.TS: "skip_capture",
+    Item.ZA: "payment_system",
+    Item.FR: "refund",
+    Item.PR: "refund",
+    Item.RV: "reverse",
+    Item.RC: "use_scenario",
+    Item.RA: "use_scenario",
+    Item.OC: "use_scenario",
+    Item.PMS: "setup_future_use",
+    Item.TD: "travel_data",
+    Item.AF: "recipient_client",
+    Item.DD: "dynamic_descriptor",
+    Item.SL: "service_location",
+    Item.QC: "payment_system",
+    Item.MO: "is_moto",
+    Item.SF: "payment_system",
+    Item.SP: "sdwo_merchant_id",
+    Item.TX: "products",
+    Item.AVS: "client",
+}
+
+#: The item a saved method's scenario (setup_future_use / use_scenario) makes of a follow-up.
+FOLLOW_UPS: dict[str, Item] = {"recurring": Item.RC, "automatic": Item.RA, "one-click": Item.OC}
+
 SCENARIOS = (Item.OS, Item.TS, Item.ZA)  # what an order is; one of them
 OPERATIONS = (Item.FR, Item.PR, Item.RV)  # what can be done to a paid order
 
@@ -199,12 +226,12 @@ def derive(
     if order.get("skip_capture") is True:
         items.add(Item.TS)
         items.discard(Item.OS)
-    follow_up = order.get("use_scenario") or saved_as
+    follow_up = FOLLOW_UPS.get(order.get("use_scenario") or saved_as or "")
     present = {
         Item.PMS: bool(order.get("setup_future_use")) or order.get("force_save_method") is True,
-        Item.RC: follow_up == "recurring",
-        Item.RA: follow_up == "automatic",
-        Item.OC: follow_up == "one-click",
+        Item.RC: follow_up == Item.RC,
+        Item.RA: follow_up == Item.RA,
+        Item.OC: follow_up == Item.OC,
         Item.TD: order.get("travel_data") is not None,
         Item.AF: order.get("recipient_client") is not None,
         Item.DD: order.get("dynamic_descriptor") is not None,

@@ -87,6 +87,13 @@ def _checkout_body(order: Order, saved: list[dict[str, Any]], error: str | None)
         f"<div class=amount>{html.escape(_amount_line(order))}</div>",
         f"<div>{html.escape(NAMES[order.scenario])} order {html.escape(order.id)}</div>",
     ]
+    lines = []
+    for product in order.request.get("products") or []:
+        quantity = product.get("quantity", 1)
+        title = f"{quantity} × {product['title']}" if quantity != 1 else product["title"]
+        lines.append(f"<li>{html.escape(str(title))}</li>")
+    if lines:
+        parts.append(f"<ul>{''.join(lines)}</ul>")
     if error:
         parts.append(f"<div class=error role=alert>{html.escape(error)}</div>")
     if order.status != "new":
@@ -123,8 +130,10 @@ def _checkout_body(order: Order, saved: list[dict[str, Any]], error: str | None)
     form.append(f"<button type=submit>{html.escape(label)}</button></form>")
     parts.extend(form)
     parts.append(
-        "<p class=note>Sandbox test cards: 4111 1111 1111 1111 and 5555 5555 5555 4444 approve, "
-        "4000 0000 0000 0002 declines, 4000 0000 0000 3220 asks for 3DS. Any future expiry.</p>"
+        "<p class=note>Sandbox test cards (any future expiry): 4111 1111 1111 1111, "
+        "5555 5555 5555 4444 and 3782 822463 10005 approve; 4000 0000 0000 0002 declines; "
+        "4000 0000 0000 3220 asks for 3DS; 4000 0000 0000 0259 approves, then gets a "
+        "chargeback; 6011 1111 1111 1117 approves without AVS.</p>"
     )
     return "".join(parts)
 

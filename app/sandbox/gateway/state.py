@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 from app.core import filter as flt
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.core.gateway.cards import brand, luhn
-from app.core.gateway.matrix import CODES, NAMES, Item, conflicts, derive
+from app.core.gateway.matrix import CODES, FOLLOW_UPS, NAMES, Item, conflicts, derive
 from app.sandbox.clock import Scheduler
 from app.sandbox.errors import Refusal, not_allowed, not_found
 
@@ -179,6 +179,7 @@ class Payment:
     card: Card
     avs_status: dict[str, Any] | None
     registration: Registration | None  # the follow-up's registration
+    items: frozenset[Item]  # the order's capabilities once paid (a follow-up's, Custom AVS)
 
 
 @dataclass(frozen=True)
@@ -482,12 +483,14 @@ class Gateway:
             for name in ("first_name", "last_name", "address", "city", "country"):
                 if not client.get(name):
                     raise Refusal(f"client.{name}: is required for Account Funding")
-        if "recurring_number" in body and "recurring" not in (
-            body.get("setup_future_use"),
-            body.get("use_scenario"),
+        if (
+            "recurring_number" in body
+            and body.get("setup_future_use") != "recurring"
+            and Item.RC not in items
         ):
             raise Refusal(
-                "recurring_number: goes only with setup_future_use or use_scenario recurring"
+                "recurring_number: goes only with a recurring order (setup_future_use or "
+                "use_scenario recurring, or a card saved for recurring)"
             )
         travel = body.get("travel_data")
         if travel is not None:
@@ -507,8 +510,12 @@ class Gateway:
         scenario = body.get("scenario")
         trace = body.get("cof_trace_id")
         registration: Registration | None = None
-        if by_merchant and not (order.saving or order.follow_up):
-            raise Refusal("saved_by_merchant: this order neither saves a method nor uses one")
+        items = {order.scenario, *order.items}
+        # a merchant-side follow-up: an order made for it (use_scenario) paid with the full
+        # number, or any plain order paid with saved_by_merchant and a cof_trace_id
+        merchant_follow_up = (order.follow_up and card.saved is None) or (
+            not order.saving and not order.follow_up and by_merchant and trace is not None
+        )
         if order.saving:
             if trace is not None:
                 raise Refusal("cof_trace_id: only a follow-up payment carries one")
@@ -526,40 +533,29 @@ class Gateway:
                     "saved_by_merchant: saving a method needs client.original_client (service "
                     "side) or saved_by_merchant true (merchant side)"
                 )
-        elif order.follow_up and card.saved is None:
-            if not by_merchant:
-                raise Refusal(
-                    "saved_by_merchant: a follow-up payment with a full card number is "
-                    "merchant-side: send saved_by_merchant true with scenario and cof_trace_id"
-                )
-            if trace is None:
-                raise Refusal("cof_trace_id: is required for a merchant-side follow-up payment")
-            registration = self.registrations.get(trace)
-            if registration is None or registration.merchant != order.merchant:
-                raise not_found(f"cof_trace_id: registration {trace}")
-            if (registration.brand, registration.last4) != (card.brand, card.last4):
-                raise Refusal("card_number: is not the card registered under cof_trace_id")
-            if scenario is None:
-                raise Refusal("scenario: is required for a merchant-side follow-up payment")
-            if scenario != registration.scenario:
-                raise Refusal(
-                    "scenario: must match the setup_future_use of the registration "
-                    f"({registration.scenario or 'none was given'})"
-                )
-            wanted = order.request.get("use_scenario")
-            if wanted is not None and wanted != registration.scenario:
-                raise Refusal(
-                    f"use_scenario: the registration is for {registration.scenario}, not {wanted}"
-                )
+        elif merchant_follow_up:
+            registration = self._registration(order, card, by_merchant, scenario, trace)
+            if registration.scenario is not None:
+                items.add(FOLLOW_UPS[registration.scenario])
         elif order.follow_up:
             if scenario is not None and scenario != card.saved.scenario:  # type: ignore[union-attr]
                 raise Refusal(
                     "scenario: must match the setup_future_use of the registration "
                     f"({card.saved.scenario or 'none was given'})"  # type: ignore[union-attr]
                 )
-        elif scenario is not None or trace is not None:
-            name = "scenario" if scenario is not None else "cof_trace_id"
-            raise Refusal(f"{name}: this order neither saves a method nor uses a saved one")
+        elif by_merchant:
+            raise Refusal(
+                "saved_by_merchant: this order does not save a method; a merchant-side "
+                "follow-up payment sends cof_trace_id and scenario too"
+            )
+        elif scenario is not None:
+            raise Refusal("scenario: this order neither saves a method nor uses a saved one")
+        if body.get("avs") is True:
+            items.add(Item.AVS)  # Custom AVS
+        found = conflicts(items, saved_as=order.request.get("setup_future_use"))
+        if found:
+            raise Refusal(found[0][2], title="Incompatible combination")
+        paid_items = frozenset(items - {Item.OS, Item.TS, Item.ZA})
         self._check_security_code(
             order,
             body,
@@ -581,7 +577,7 @@ class Gateway:
                 f"{card.issuer_country}"
             )
         avs = self._avs(merchant, order, card, body.get("avs") is True)
-        payment = Payment(card, avs, registration)
+        payment = Payment(card, avs, registration, paid_items)
         if card.outcome == "decline":
             after = order.then(
                 now,
@@ -590,6 +586,7 @@ class Gateway:
                 status="declined",
                 card=card,
                 avs_status=avs,
+                items=paid_items,
             )
         elif card.outcome == "three_ds" and Item.MO not in order.items and card.saved is None:
             after = order.then(
@@ -599,11 +596,47 @@ class Gateway:
                 status="pending_3ds",
                 card=card,
                 pending=payment,
+                items=paid_items,
                 three_ds_token=secrets.token_urlsafe(18),
             )
         else:
             return self._approve(order, payment, now)
         return Pending(after, lambda: self.orders.__setitem__(after.id, after))
+
+    def _registration(
+        self,
+        order: Order,
+        card: Card,
+        by_merchant: bool,
+        scenario: str | None,
+        trace: str | None,
+    ) -> Registration:
+        """The registration a merchant-side follow-up payment names, checked."""
+        if not by_merchant:
+            raise Refusal(
+                "saved_by_merchant: a follow-up payment with a full card number is "
+                "merchant-side: send saved_by_merchant true with scenario and cof_trace_id"
+            )
+        if trace is None:
+            raise Refusal("cof_trace_id: is required for a merchant-side follow-up payment")
+        registration = self.registrations.get(trace)
+        if registration is None or registration.merchant != order.merchant:
+            raise not_found(f"cof_trace_id: registration {trace}")
+        if (registration.brand, registration.last4) != (card.brand, card.last4):
+            raise Refusal("card_number: is not the card registered under cof_trace_id")
+        if scenario is None:
+            raise Refusal("scenario: is required for a merchant-side follow-up payment")
+        if scenario != registration.scenario:
+            raise Refusal(
+                "scenario: must match the setup_future_use of the registration "
+                f"({registration.scenario or 'none was given'})"
+            )
+        wanted = order.request.get("use_scenario")
+        if wanted is not None and wanted != registration.scenario:
+            raise Refusal(
+                f"use_scenario: the registration is for {registration.scenario}, not {wanted}"
+            )
+        return registration
 
     def _card(self, order: Order, body: dict[str, Any], now: dt.datetime) -> Card:
         number: str = body["card_number"]
@@ -714,6 +747,7 @@ class Gateway:
         card = payment.card
         changes: dict[str, Any] = {
             "card": card,
+            "items": payment.items,
             "avs_status": payment.avs_status,
             "pending": None,
             "three_ds_token": None,
@@ -865,9 +899,8 @@ class Gateway:
             saved.outcome,
             saved,
         )
-        return self._approve(
-            order, Payment(card, self._avs(merchant, order, card, False), None), now
-        )
+        avs = self._avs(merchant, order, card, False)
+        return self._approve(order, Payment(card, avs, None, order.items), now)
 
     # -- after the payment
 

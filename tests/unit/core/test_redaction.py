@@ -16,6 +16,9 @@ from app.core.redaction import RedactingFilter, redact
         ("amex 3782-822463-10005", "amex ***********0005"),
         # failing the Luhn check is still somebody's (mistyped) card
         ("4111111111111112", "************1112"),
+        ("4111  1111  1111  1111", "************1111"),
+        ("q=4111+1111+1111+1111&x", "q=************1111&x"),
+        ("4111%201111%201111%201111", "************1111"),
         ('{"cvv": "123", "csc":"4321"}', '{"cvv": "***", "csc":"***"}'),
         ("cvv=123&cvc=999", "cvv=***&cvc=***"),
         ("Authorization: Basic ZGVtbzpkZW1v", "Authorization: Basic ***"),
@@ -69,3 +72,11 @@ def test_installed_every_record_of_the_process_is_redacted(caplog):
     text = caplog.text
     assert "4111" not in text.replace("************1111", "")
     assert "cvv=***" in text
+
+
+def test_url_parts_are_decoded_before_they_are_redacted():
+    from app.core.redaction import redact_url_part
+
+    assert redact_url_part("filter=id%5Beq%5D%224111%2B1111+1111+1111%22") == (
+        'filter=id[eq]"************1111"'
+    )
