@@ -17,7 +17,7 @@ from app.core.gateway.cards import mask_card_numbers
 
 # "cvv": "123", cvv=123, 'csc': '1234', cvc 123 — the code after the field's name
 _SECURITY_CODE = re.compile(
-    r"""(?P<name>["']?\b(?:cvv2?|csc|cvc)\b["']?\s*[:=]?\s*["']?)(?P<code>[0-9]{3,4})(?![0-9])""",
+    r"""(?P<name>["']?(?<![A-Za-z])(?:cvv2?|csc|cvc)\b["']?\s*[:=]?\s*["']?)(?P<code>[0-9]{3,4})(?![0-9])""",
     re.IGNORECASE,
 )
 _AUTHORIZATION = re.compile(

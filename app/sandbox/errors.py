@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import uuid
 
+from app.core.redaction import redact
+
 TITLES = {401: "Unauthorized", 408: "Request timeout", 500: "Internal error"}
 MESSAGES = {
     401: "Authentication required: send the user and password with HTTP Basic",
@@ -33,7 +35,9 @@ def not_allowed(message: str) -> Refusal:
 
 
 def error_body(message: str, title: str) -> bytes:
-    """The contract's error body, with a fresh error_id each time."""
+    """The contract's error body, with a fresh error_id each time. A message that quotes what
+    was sent never carries a card number, nor a lone surrogate (shown as its escape)."""
+    message = redact(message.encode("utf-8", "backslashreplace").decode("utf-8"))
     body = {"failure_message": message, "detail": {"error_id": str(uuid.uuid4()), "title": title}}
     # ASCII only: a message that quotes hostile input can always be encoded
     return json.dumps(body).encode()

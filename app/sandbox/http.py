@@ -34,7 +34,7 @@ from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound
 from app.core.money import is_currency
-from app.core.redaction import redact_url_part
+from app.core.redaction import redact, redact_url_part
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
 
@@ -53,7 +53,9 @@ JOURNAL_ENTRIES = 2000
 USERS: dict[str, str] = {"demo": "demo", "demo-avs": "demo"}
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 and C1 controls but tab and line breaks, and the bidirectional overrides and isolates
+# that make text read otherwise than it is stored
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _DIGITS = re.compile(r"[0-9]{1,10}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -469,9 +471,11 @@ def authenticate(request: Request) -> str | None:
         return None
     expected = USERS.get(user)
     if expected is None:
-        secrets.compare_digest(password, password)  # the same work for unknown users
+        # the same work for unknown users; bytes, since compare_digest refuses non-ASCII str
+        secrets.compare_digest(password.encode("utf-8", "replace"), b"")
         return None
-    return user if secrets.compare_digest(password.encode(), expected.encode()) else None
+    given = password.encode("utf-8", "replace")
+    return user if secrets.compare_digest(given, expected.encode()) else None
 
 
 def json_response(
@@ -507,17 +511,23 @@ def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable
     return serve
 
 
+_PAGE_TOKEN = re.compile(r"^(/gateway/(?:checkout|3ds)/[^/]+/)[^/]+")
+
+
 def record(state: SandboxState, request: Request, status: int, started: float) -> None:
-    """One line of the journal: never a body, and nothing shaped like a card number."""
+    """One line of the journal: never a body, nothing shaped like a card number, and not the
+    tokens of the cardholder's pages (the journal is read without credentials)."""
+    request_id = request.headers.get("x-request-id")
+    partner_code = request.headers.get("x-partner-code")
     state.journal.append(
         {
             "time": state.clock.now().isoformat(timespec="milliseconds"),
             "method": request.method,
-            "path": redact_url_part(request.url.path),
+            "path": _PAGE_TOKEN.sub(r"\1***", redact_url_part(request.url.path)),
             "query": redact_url_part(request.url.query),
             "status": status,
-            "request_id": request.headers.get("x-request-id"),
-            "partner_code": request.headers.get("x-partner-code"),
+            "request_id": None if request_id is None else redact(request_id),
+            "partner_code": None if partner_code is None else redact(partner_code),
             "ms": round((time.perf_counter() - started) * 1000, 1),
         }
     )
@@ -540,6 +550,10 @@ async def _respond(
     try:
         user = _check_headers(request, spec, request_id)
         body, digest = await read_body(request, spec.body)
+        if spec.body == "optional" and body == {}:
+            body, digest = None, "empty"  # {} is no body: the same request as an empty one
+        elif spec.body == "optional" and digest != "empty" and not isinstance(body, dict):
+            raise Refusal("The body must be a JSON object")
         key = (user or "", request_id or "")
         fingerprint_ = f"{request.method} {path} {digest}"
         if spec.idempotent:

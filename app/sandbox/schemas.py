@@ -6,6 +6,7 @@ independent implementation: a client that drifts from the contract is refused he
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -43,8 +44,24 @@ def _read_only(
         yield ValidationError("is read-only", validator="readOnly")
 
 
+@cache
+def _anchored(pattern: str) -> re.Pattern[str]:
+    """A pattern whose final ``$`` means the end of the text: Python's ``$`` also matches
+    before a final line break, so "en\\n" would pass ``^[a-z]{2}$``."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: object, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and not _anchored(pattern).search(instance):
+        yield ValidationError(f"{instance[:40]!r} does not match {pattern!r}")
+
+
 _RequestValidator = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, {"readOnly": _read_only}
+    Draft202012Validator, {"readOnly": _read_only, "pattern": _pattern}
 )
 
 

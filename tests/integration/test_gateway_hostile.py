@@ -216,3 +216,168 @@ def test_the_sandbox_holds_at_most_so_many_orders(server, raw, monkeypatch):
     )
     assert answer.status_code == 400
     assert "reset it to start over" in answer.json()["failure_message"]
+
+
+def test_text_that_is_not_ascii_never_makes_a_500(server, raw):
+    order = new_order(raw)
+    pending = post(raw, do_path(order), {**CARD, "card_number": "4000000000003220"}).json()
+    base = f"{server.url}/gateway"
+    checkout = order["checkout_url"].rsplit("/", 2)[0]
+    three_ds = pending["three_ds_url"].rsplit("/", 2)[0]
+    answers = [
+        httpx.get(f"{checkout}/%C3%A9/"),
+        httpx.get(f"{checkout}/%C3%A9/sdk.js"),
+        httpx.get(f"{three_ds}/%C3%A9/"),
+        httpx.post(f"{three_ds}/%C3%A9/", data={"decision": "fail"}),
+        httpx.post(order["api_do_url"], data={"checkout_token": "é", **CARD}),
+    ]
+    assert [a.status_code for a in answers] == [400] * 5
+    for user, password in (("nobody", "é"), ("demo", "é")):
+        denied = httpx.get(
+            f"{base}/orders/",
+            headers={
+                "authorization": "Basic "
+                + __import__("base64").b64encode(f"{user}:{password}".encode()).decode()
+            },
+        )
+        assert denied.status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"card_number": "４１１１１１１１１１１１１１１１"}, "card_number"),
+        ({"card_number": "٣٧٨٢٨٢٢٤٦٣١٠٠٠٥", "cvv": "123"}, "card_number"),
+        ({"card_number": "378282246310005", "cvv": "123\n"}, "cvv"),
+        ({"card_number": "411111111117"}, "card_number"),  # 12 digits, passes Luhn
+    ],
+)
+def test_card_data_is_ascii_digits_exactly(server, raw, changes, field):
+    order = new_order(raw)
+    answer = post(raw, do_path(order), {**CARD, **changes})
+    assert answer.status_code == 400
+    assert answer.json()["failure_message"].startswith(f"{field}:")
+    assert raw.get(f"/orders/{order['id']}/").json()["status"] == "new"
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        {"email": "a@b.co\n"},
+        {"state": "CA\n"},
+        {"zip_code": "00000\n"},
+    ],
+)
+def test_a_final_line_break_does_not_pass_a_pattern(raw, client):
+    body = {"client": client, "currency": "EUR", "products": [{"title": "T", "price": 1}]}
+    assert post(raw, "/orders/", body).status_code == 400
+    assert post(raw, "/orders/", {**body, "client": {}, "language": "en\n"}).status_code == 400
+    assert post(raw, "/taxes/", {"name": "VAT", "percent": "10\n"}).status_code == 400
+
+
+def test_the_answers_addresses_never_come_from_the_host_header(server, raw):
+    order = post(
+        raw,
+        "/orders/",
+        {"client": {}, "currency": "EUR", "products": [{"title": "T", "price": 1}]},
+        headers={"host": "evil.example"},
+    ).json()
+    for name in ("checkout_url", "checkout_script_url", "api_do_url"):
+        assert order[name].startswith(f"{server.url}/gateway/"), order[name]
+    script = httpx.get(order["checkout_script_url"], headers={"host": "evil.example"}).text
+    assert "evil.example" not in script
+
+
+def test_the_journal_and_error_bodies_mask_card_data_and_page_tokens(server, raw):
+    httpx.delete(f"{server.url}/_sandbox/requests")
+    order = new_order(raw)
+    token = order["checkout_url"].rstrip("/").rsplit("/", 1)[1]
+    httpx.get(order["checkout_url"])
+    raw.get("/orders/", params={"filter": 'id[eq]"cvv=123"'})
+    unknown = raw.get("/orders/4111111111111111/")
+    post(raw, "/orders/", {"client": {}}, key="4111111111111111")
+    raw.get("/orders/", headers={"x-partner-code": "5555555555554444"})
+    journal = httpx.get(f"{server.url}/_sandbox/requests").text
+    assert "4111111111111111" not in unknown.text
+    assert "************1111" in unknown.json()["failure_message"]
+    for secret in ("4111111111111111", "5555555555554444", token, "cvv=123"):
+        assert secret not in journal
+    assert "cvv=***" in journal
+
+
+def test_a_masked_card_cannot_be_saved_again(server, raw):
+    customer = post(raw, "/clients/", {"email": "s@ex.lt"}).json()["id"]
+    who = {"email": "s@ex.lt", "original_client": customer}
+    first = new_order(raw, client=who, setup_future_use="recurring")
+    assert post(raw, do_path(first), CARD).json()["status"] == "charged"
+    again = new_order(raw, client=who, setup_future_use="automatic")
+    answer = post(
+        raw,
+        do_path(again),
+        {"card_number": "************1111", "exp_month": "**", "exp_year": "**"},
+    )
+    assert answer.status_code == 400
+    assert "saving needs the card itself" in answer.json()["failure_message"]
+    # an order that uses the saved card offers only it on the checkout page
+    follow = new_order(raw, client=who)
+    page = httpx.get(follow["checkout_url"]).text
+    assert "•••• 1111" in page and "name=card_number" not in page
+
+
+def test_refund_bodies_empty_and_braces_are_one_request_and_null_is_refused(server, raw):
+    order = new_order(raw)
+    post(raw, do_path(order), CARD)
+    key = uuid.uuid4().hex
+    first = post(raw, f"/orders/{order['id']}/refund/", key=key)
+    again = post(raw, f"/orders/{order['id']}/refund/", {}, key=key)
+    assert first.status_code == again.status_code == 200
+    assert again.headers["x-idempotent-replay"] == "true"
+    other = new_order(raw)
+    post(raw, do_path(other), CARD)
+    null = post(
+        raw,
+        f"/orders/{other['id']}/refund/",
+        content=b"null",
+        headers={"content-type": "application/json"},
+    )
+    assert null.status_code == 400
+    assert null.json()["failure_message"] == "The body must be a JSON object"
+    assert raw.get(f"/orders/{other['id']}/").json()["status"] == "charged"
+
+
+@pytest.mark.parametrize("text", ["A\u0085B", "A\u202eB", "A\u2066B", "A\x9bB"])
+def test_c1_controls_and_direction_overrides_are_refused(raw, text):
+    body = {"client": {}, "currency": "EUR", "products": [{"title": text, "price": 1}]}
+    answer = post(raw, "/orders/", body)
+    assert answer.status_code == 400
+    assert "control character" in answer.json()["failure_message"]
+
+
+def test_an_error_body_never_carries_a_lone_surrogate(raw):
+    answer = post(
+        raw,
+        "/orders/",
+        content=b'{"client": {"\\udfff": 1}, "currency": "EUR"}',
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status_code == 400
+    message = answer.json()["failure_message"]
+    assert not any("\ud800" <= ch <= "\udfff" for ch in message)
+    assert "\\udfff" in message
+
+
+def test_a_3ds_form_sends_one_decision_and_an_unanswered_3ds_declines(server, raw):
+    order = new_order(raw)
+    pending = post(raw, do_path(order), {**CARD, "card_number": "4000000000003220"}).json()
+    both = httpx.post(
+        pending["three_ds_url"],
+        content=b"decision=authenticate&decision=fail",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert both.status_code == 400
+    assert raw.get(f"/orders/{order['id']}/").json()["status"] == "pending_3ds"
+    httpx.post(f"{server.url}/_sandbox/clock", json={"advance_seconds": 15 * 60}).raise_for_status()
+    after = raw.get(f"/orders/{order['id']}/").json()
+    assert after["status"] == "declined" and after["three_ds_url"] is None
+    assert after["history"][-1]["message"].startswith("3DS authentication was not completed")
+    assert httpx.post(pending["three_ds_url"], data={"decision": "authenticate"}).status_code == 400

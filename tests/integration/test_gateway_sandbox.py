@@ -20,6 +20,7 @@ from app.api import gateway as g
 from app.api.errors import BadRequest, InvalidInput
 from app.api.models import build
 from app.sandbox.app import SandboxSettings
+from app.sandbox.gateway.state import two_years_after
 from app.sandbox.server import BackgroundSandbox
 from tests.conftest import advance, make_gateway, run
 
@@ -298,15 +299,18 @@ def test_reversal_on_the_day_of_payment_only_and_in_full(url):
     refused(next_day, "only on the day of payment", "refund it instead")
 
 
-def test_a_refund_is_possible_for_two_years_only(url):
+def test_a_refund_is_possible_for_two_years_only_to_the_calendar_day(url):
     async def work(client):
         return await paid(client), await paid(client)
 
     old, older = with_gateway(url, work)
-    advance(url, days=365 + 364)
+    last_day = two_years_after(old.paid_at)
+    # the last day, at its very end: still refundable
+    end_of_day = dt.datetime.combine(last_day.date(), dt.time(23, 59, 59), dt.UTC)
+    advance(url, (end_of_day - old.paid_at).total_seconds())
     refunded = with_gateway(url, lambda client: client.refund(old.id, currency="EUR"))
     assert refunded.status == "refunded"
-    advance(url, days=3)
+    advance(url, 1)  # the next day
     with pytest.raises(BadRequest) as error:
         with_gateway(url, lambda client: client.refund(older.id, currency="EUR"))
     refused(error, "not older than two years", f"paid on {older.paid_at:%Y-%m-%d}")
@@ -404,11 +408,18 @@ def test_service_side_one_click_pays_with_the_masked_saved_card(url):
         with pytest.raises(BadRequest) as no_charge:
             await client.charge(later.id)
         masked = card("************0005", exp_month="**", exp_year="****", cvv=None)
-        return later, no_charge, await client.pay(later, masked)
+        with pytest.raises(BadRequest) as no_cvv:
+            await client.pay(later, masked)
+        with pytest.raises(BadRequest) as new_card:
+            await client.pay(later, card())
+        typed = card("************0005", exp_month="**", exp_year="****", cvv="1234")
+        return later, no_charge, no_cvv, new_card, await client.pay(later, typed)
 
-    later, no_charge, done = with_gateway(url, work)
+    later, no_charge, no_cvv, new_card, done = with_gateway(url, work)
     assert later.capabilities == ["one_click"]
     refused(no_charge, "One-Click order needs the cardholder")
+    refused(no_cvv, "cvv: is required for a One-Click payment through the API")
+    refused(new_card, "this order uses the customer's saved card (registered for one-click)")
     assert done.status == "charged" and done.card.brand == "amex"
 
 
@@ -592,7 +603,7 @@ def test_card_checks(url):
     assert messages["expired"] == "exp_year: the card expired in 01/2020"
     assert messages["month"].startswith("exp_month:")
     assert messages["masked without saved card"].startswith(
-        "card_number: a masked number pays with a saved card"
+        "card_number: a masked number pays only an order that uses a saved card"
     )
     assert messages["bad ip"] == "ip_address: is not an IPv4 or IPv6 address"
     assert after == order

@@ -24,7 +24,7 @@ from pydantic import (
 from app.api.fields import Country, Currency, Email
 from app.api.models import Model, RequestModel
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
-from app.core.gateway.cards import luhn
+from app.core.gateway.cards import ascii_digits, luhn
 from app.core.gateway.matrix import BY_CODE, FIELDS, Item, conflicts, derive
 
 SavingScenario = Literal["one-click", "automatic", "recurring"]
@@ -359,12 +359,12 @@ _MASKS = "*•xX"
 def _card_number(secret: SecretStr) -> SecretStr:
     number = secret.get_secret_value()
     if any(mark in number for mark in _MASKS):
-        if not number[-4:].isdigit():
+        if not ascii_digits(number[-4:]):
             raise ValueError("a masked number ends with the card's last four digits")
         return secret
     plain = number.replace(" ", "").replace("-", "")
-    if not plain.isdigit() or not 12 <= len(plain) <= 19:
-        raise ValueError("must be 12 to 19 digits (spaces allowed)")
+    if not ascii_digits(plain) or not 13 <= len(plain) <= 19:
+        raise ValueError("must be 13 to 19 digits 0-9 (spaces allowed)")
     if not luhn(plain):
         raise ValueError("is not a valid card number (it fails the Luhn check)")
     return SecretStr(plain)
@@ -372,7 +372,7 @@ def _card_number(secret: SecretStr) -> SecretStr:
 
 def _security_code(secret: SecretStr) -> SecretStr:
     code = secret.get_secret_value()
-    if not code.isdigit() or not 3 <= len(code) <= 4:
+    if not ascii_digits(code) or not 3 <= len(code) <= 4:
         raise ValueError("must be 3 or 4 digits")
     return secret
 

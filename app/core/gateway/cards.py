@@ -9,16 +9,21 @@ import re
 # them: + and %20), not part of a longer word or number: shaped like a card number (an IBAN's
 # digits follow its letters)
 CARD_SHAPED = re.compile(
-    r"(?<![0-9A-Za-z])(?:[0-9](?:[ .\t+-]|%20|%2[dD]){0,3}){12,18}[0-9](?![0-9A-Za-z])"
+    r"(?<![\dA-Za-z])(?:\d(?:[ .\t+-]|%20|%2[dD]){0,3}){12,18}\d(?![\dA-Za-z])"
 )
 
 
+def ascii_digits(text: str) -> bool:
+    """Only the digits 0-9 (str.isdigit takes "４" and "٤" too)."""
+    return text.isascii() and text.isdigit()
+
+
 def digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
+    return "".join(ch for ch in text if ch.isdecimal())
 
 
 def luhn(number: str) -> bool:
-    if not number.isdigit() or not 12 <= len(number) <= 19:
+    if not ascii_digits(number) or not 13 <= len(number) <= 19:
         return False
     total = 0
     for position, char in enumerate(reversed(number)):

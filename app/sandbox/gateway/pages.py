@@ -16,6 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from app.core.gateway.amounts import format_amount
+from app.core.gateway.cards import ascii_digits
 from app.core.gateway.matrix import NAMES
 from app.sandbox.errors import Refusal
 from app.sandbox.gateway.state import MERCHANTS, Gateway, Order
@@ -49,6 +50,20 @@ label{display:block;margin:.6rem 0 .2rem} input{width:100%;padding:.4rem;box-siz
 """
 
 
+def gateway_base(request: Request) -> str:
+    """The gateway's address (checkout, 3DS and api_do_url hang under it), from the socket the
+    request came in on — never from its Host header, which the caller writes."""
+    host, port = request.scope.get("server") or ("127.0.0.1", 8080)
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{request.url.scheme}://{host}:{port}/gateway"
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """A constant-time comparison that takes any text (compare_digest refuses non-ASCII str)."""
+    return secrets.compare_digest(given.encode("utf-8", "replace"), expected.encode())
+
+
 def _page(title: str, body: str, status: int = 200) -> Response:
     document = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -69,7 +84,7 @@ def _token_order(request: Request, token_name: str) -> Order:
     token = str(request.path_params["token"])
     order = _state(request).service(Gateway).orders.get(order_id[:64])
     expected = getattr(order, token_name, None) if order is not None else None
-    if order is None or not expected or not secrets.compare_digest(token, expected):
+    if order is None or not expected or not same_secret(token, expected):
         raise Refusal("This payment page does not exist or is no longer valid", title="Not found")
     return order
 
@@ -78,6 +93,23 @@ def _amount_line(order: Order) -> str:
     if order.amount == 0:
         return "Card verification, no charge"
     return f"{format_amount(order.amount, order.currency)} {order.currency}"
+
+
+_CARD_FIELDS = (
+    "<label for=cardholder_name>Cardholder</label>"
+    "<input id=cardholder_name name=cardholder_name autocomplete=cc-name maxlength=100>"
+    "<label for=card_number>Card number</label>"
+    "<input id=card_number name=card_number inputmode=numeric autocomplete=cc-number "
+    "maxlength=23>"
+    "<div class=row><div><label for=exp_month>Month</label>"
+    "<input id=exp_month name=exp_month inputmode=numeric maxlength=2 "
+    "autocomplete=cc-exp-month></div>"
+    "<div><label for=exp_year>Year</label>"
+    "<input id=exp_year name=exp_year inputmode=numeric maxlength=4 "
+    "autocomplete=cc-exp-year></div>"
+    "<div><label for=cvv>CVV</label>"
+    "<input id=cvv name=cvv inputmode=numeric maxlength=4 autocomplete=cc-csc></div></div>"
+)
 
 
 def _checkout_body(order: Order, saved: list[dict[str, Any]], error: str | None) -> str:
@@ -104,28 +136,18 @@ def _checkout_body(order: Order, saved: list[dict[str, Any]], error: str | None)
     form = [f'<form method=post action="{html.escape(action)}">']
     form.append(f'<input type=hidden name=checkout_token value="{token}">')
     if saved:
+        # an order that uses a saved card is paid with one of them, never a new card
         form.append("<fieldset><legend>Saved card</legend>")
-        for card in saved:
+        for index, card in enumerate(saved):
             value = html.escape(card["token"])
             text = html.escape(f"{card['brand']} •••• {card['last4']}")
-            form.append(f'<label><input type=radio name=saved_card value="{value}"> {text}</label>')
-        form.append('<label><input type=radio name=saved_card value="" checked> A new card</label>')
+            checked = " checked" if index == 0 else ""
+            form.append(
+                f'<label><input type=radio name=saved_card value="{value}"{checked}> {text}</label>'
+            )
         form.append("</fieldset>")
-    form.append(
-        "<label for=cardholder_name>Cardholder</label>"
-        "<input id=cardholder_name name=cardholder_name autocomplete=cc-name maxlength=100>"
-        "<label for=card_number>Card number</label>"
-        "<input id=card_number name=card_number inputmode=numeric autocomplete=cc-number "
-        "maxlength=23>"
-        "<div class=row><div><label for=exp_month>Month</label>"
-        "<input id=exp_month name=exp_month inputmode=numeric maxlength=2 "
-        "autocomplete=cc-exp-month></div>"
-        "<div><label for=exp_year>Year</label>"
-        "<input id=exp_year name=exp_year inputmode=numeric maxlength=4 "
-        "autocomplete=cc-exp-year></div>"
-        "<div><label for=cvv>CVV</label>"
-        "<input id=cvv name=cvv inputmode=numeric maxlength=4 autocomplete=cc-csc></div></div>"
-    )
+    else:
+        form.append(_CARD_FIELDS)
     label = "Save card" if order.amount == 0 else f"Pay {_amount_line(order)}"
     form.append(f"<button type=submit>{html.escape(label)}</button></form>")
     parts.extend(form)
@@ -154,7 +176,7 @@ async def checkout_page(request: Request) -> Response:
 def _checkout_body_for(state: SandboxState, order: Order, error: str | None = None) -> str:
     gateway = state.service(Gateway)
     cards: list[dict[str, Any]] = []
-    if order.customer_id is not None and not order.saving:
+    if order.customer_id is not None and order.follow_up:
         owner = gateway.customers.get(order.customer_id)
         if owner is not None:
             cards = [
@@ -208,14 +230,14 @@ def _payment_body(state: SandboxState, order: Order, fields: dict[str, str]) -> 
         if name not in body:
             raise Refusal(f"{label}: is required")
     for name in ("exp_month", "exp_year"):
-        if not body[name].isdigit() or len(body[name]) > 4:
+        if not ascii_digits(body[name]) or len(body[name]) > 4:
             raise Refusal(f"{name}: must be digits")
-    if "cvv" in body and (not body["cvv"].isdigit() or len(body["cvv"]) > 4):
+    if "cvv" in body and (not ascii_digits(body["cvv"]) or len(body["cvv"]) > 4):
         raise Refusal("cvv: must be 3 or 4 digits")
     if len(body.get("cardholder_name", "")) > 100:
         raise Refusal("cardholder_name: at most 100 characters")
     if len(body["card_number"]) > 32:
-        raise Refusal("card_number: must be 12 to 19 digits (spaces allowed)")
+        raise Refusal("card_number: must be 13 to 19 digits 0-9 (spaces allowed)")
     return body
 
 
@@ -230,7 +252,7 @@ async def checkout_submit(request: Request) -> Response:
         order_id = str(request.path_params["order_id"])[:64]
         order = state.service(Gateway).orders.get(order_id)
         expected = order.checkout_token if order is not None else ""
-        if order is None or not secrets.compare_digest(fields.get("checkout_token", ""), expected):
+        if order is None or not same_secret(fields.get("checkout_token", ""), expected):
             order = None
             raise Refusal(
                 "This payment page does not exist or is no longer valid", title="Not found"
@@ -278,11 +300,10 @@ async def checkout_script(request: Request) -> Response:
     state = _state(request)
     try:
         order = _token_order(request, "checkout_token")
-        url = f"/gateway/checkout/{order.id}/{order.checkout_token}/"
-        origin = f"{request.url.scheme}://{request.url.netloc}"
+        url = f"{gateway_base(request)}/checkout/{order.id}/{order.checkout_token}/"
         script = (
             "(function(){var f=document.createElement('iframe');"
-            f"f.src={_js_string(origin + url)};"
+            f"f.src={_js_string(url)};"
             "f.style.width='100%';f.style.height='32rem';f.style.border='0';"
             "var s=document.currentScript;s.parentNode.insertBefore(f,s.nextSibling);})();"
         )
@@ -333,12 +354,12 @@ async def three_ds_decision(request: Request) -> Response:
     try:
         raw = await read_capped(request, FORM_BYTES)
         try:
-            pairs = dict(
-                urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4, errors="strict")
-            )
+            pairs = urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4, errors="strict")
         except (UnicodeDecodeError, ValueError):
             raise Refusal("The form cannot be read") from None
-        decision = pairs.get("decision")
+        if len(pairs) != 1 or pairs[0][0] != "decision":
+            raise Refusal("The form sends one field, decision")
+        decision = pairs[0][1]
         if decision not in ("authenticate", "fail"):
             raise Refusal("decision: must be authenticate or fail")
         state.scheduler.run_due()

@@ -14,6 +14,7 @@ from app.core.limits import ORDER_FILTER_FIELDS, Bound
 from app.core.resources import OPENAPI_GATEWAY
 from app.sandbox.errors import Refusal
 from app.sandbox.gateway import pages
+from app.sandbox.gateway.pages import gateway_base
 from app.sandbox.gateway.state import MERCHANTS, Gateway, Merchant, Order
 from app.sandbox.http import Call, Operation, Outcome, endpoint
 from app.sandbox.schemas import validate
@@ -33,12 +34,6 @@ def _gateway(call: Call) -> Gateway:
 def _merchant(call: Call) -> Merchant:
     assert call.user is not None
     return MERCHANTS[call.user]
-
-
-def gateway_base(request: Request) -> str:
-    """The gateway's address as the caller reached it (checkout, 3DS and api_do_url hang
-    under it)."""
-    return f"{request.url.scheme}://{request.url.netloc}/gateway"
 
 
 def _order(call: Call) -> Order:

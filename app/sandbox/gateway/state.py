@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from app.core import filter as flt
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
-from app.core.gateway.cards import brand, luhn
+from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import CODES, FOLLOW_UPS, NAMES, Item, conflicts, derive
 from app.sandbox.clock import Scheduler
 from app.sandbox.errors import Refusal, not_allowed, not_found
@@ -35,6 +35,7 @@ MAX_ORDERS = 100_000
 MAX_CUSTOMERS = 100_000
 MAX_TAXES = 1_000
 MAX_CARDS = 20  # saved cards per customer
+THREE_DS_WAIT = dt.timedelta(minutes=15)  # a 3DS page not answered by then declines (decided)
 MAX_TOTAL = Decimal(10) ** 12
 
 
@@ -561,6 +562,7 @@ class Gateway:
             body,
             card,
             merchant_initiated=registration is not None and scenario in ("recurring", "automatic"),
+            from_checkout=from_checkout,
         )
         if "ip_address" in body:
             try:
@@ -589,19 +591,48 @@ class Gateway:
                 items=paid_items,
             )
         elif card.outcome == "three_ds" and Item.MO not in order.items and card.saved is None:
-            after = order.then(
-                now,
-                "three_ds_required",
-                "The card needs 3DS authentication",
-                status="pending_3ds",
-                card=card,
-                pending=payment,
-                items=paid_items,
-                three_ds_token=secrets.token_urlsafe(18),
-            )
+            return self._await_3ds(order, payment, paid_items, now)
         else:
             return self._approve(order, payment, now)
         return Pending(after, lambda: self.orders.__setitem__(after.id, after))
+
+    def _await_3ds(
+        self, order: Order, payment: Payment, paid_items: frozenset[Item], now: dt.datetime
+    ) -> Pending[Order]:
+        """The order waits for the cardholder's 3DS answer, at most THREE_DS_WAIT."""
+        after = order.then(
+            now,
+            "three_ds_required",
+            "The card needs 3DS authentication",
+            status="pending_3ds",
+            card=payment.card,
+            pending=payment,
+            items=paid_items,
+            three_ds_token=secrets.token_urlsafe(18),
+        )
+        token = after.three_ds_token
+
+        def commit() -> None:
+            self.orders[after.id] = after
+            self.scheduler.at(now + THREE_DS_WAIT, self._give_up_3ds(after.id, token), "3ds")
+
+        return Pending(after, commit)
+
+    def _give_up_3ds(self, order_id: str, token: str | None) -> Callable[[dt.datetime], None]:
+        def job(moment: dt.datetime) -> None:
+            order = self.orders.get(order_id)
+            if order is None or order.status != "pending_3ds" or order.three_ds_token != token:
+                return
+            self.orders[order_id] = order.then(
+                moment,
+                "three_ds_failed",
+                "3DS authentication was not completed in time; the payment is declined",
+                status="declined",
+                pending=None,
+                three_ds_token=None,
+            )
+
+        return job
 
     def _registration(
         self,
@@ -612,6 +643,12 @@ class Gateway:
         trace: str | None,
     ) -> Registration:
         """The registration a merchant-side follow-up payment names, checked."""
+        if not by_merchant and order.chosen_card is not None:
+            raise Refusal(
+                f"card_number: this order uses the customer's saved card (registered for "
+                f"{order.saved_as}): pay with its masked number, or charge it when Recurring; "
+                "to pay with another card, create the order without client.original_client"
+            )
         if not by_merchant:
             raise Refusal(
                 "saved_by_merchant: a follow-up payment with a full card number is "
@@ -643,8 +680,14 @@ class Gateway:
         month, year = body["exp_month"], body["exp_year"]
         if any(mark in number for mark in "*•xX"):
             last4 = number[-4:]
-            if not last4.isdigit():
+            if not ascii_digits(last4):
                 raise Refusal("card_number: a masked number ends with the card's last four digits")
+            if not order.follow_up:
+                raise Refusal(
+                    "card_number: a masked number pays only an order that uses a saved card "
+                    "(use_scenario, or client.original_client with a saved card); saving needs "
+                    "the card itself"
+                )
             saved = self._saved_card(order, last4)
             for name, value, kept in (
                 ("exp_month", month, (saved.exp_month,)),
@@ -667,12 +710,12 @@ class Gateway:
                 saved,
             )
         plain = number.replace(" ", "").replace("-", "")
-        if not plain.isdigit() or not 12 <= len(plain) <= 19:
-            raise Refusal("card_number: must be 12 to 19 digits (spaces allowed)")
+        if not ascii_digits(plain) or not 13 <= len(plain) <= 19:
+            raise Refusal("card_number: must be 13 to 19 digits 0-9 (spaces allowed)")
         if not luhn(plain):
             raise Refusal("card_number: is not a valid card number (it fails the Luhn check)")
         for name, value in (("exp_month", month), ("exp_year", year)):
-            if isinstance(value, str) and not value.isdigit():
+            if isinstance(value, str) and not ascii_digits(value):
                 raise Refusal(
                     f"{name}: a masked expiry goes only with a saved card's masked number"
                 )
@@ -708,15 +751,31 @@ class Gateway:
 
     @staticmethod
     def _check_security_code(
-        order: Order, body: dict[str, Any], card: Card, *, merchant_initiated: bool
+        order: Order,
+        body: dict[str, Any],
+        card: Card,
+        *,
+        merchant_initiated: bool,
+        from_checkout: bool,
     ) -> None:
+        """cvv (or csc) is required except for MOTO, merchant-initiated Recurring and saved
+        cards — but a One-Click payment through the merchant's API has the cardholder type it:
+        only the hosted checkout's click stands for the cardholder there."""
         cvv, csc = body.get("cvv"), body.get("csc")
         if cvv is not None and csc is not None and cvv != csc:
             raise Refusal("cvv: differs from csc; send one of them")
         code = cvv if cvv is not None else csc
         if code is None:
-            if Item.MO in order.items or card.saved is not None or merchant_initiated:
+            one_click_by_api = Item.OC in order.items and not from_checkout
+            if Item.MO in order.items or merchant_initiated:
                 return
+            if card.saved is not None and not one_click_by_api:
+                return
+            if card.saved is not None:
+                raise Refusal(
+                    "cvv: is required for a One-Click payment through the API (the cardholder "
+                    "types it; the hosted checkout needs none)"
+                )
             raise Refusal("cvv: is required (only MOTO orders and saved cards pay without it)")
         wanted = 4 if card.brand == "amex" else 3
         if len(code) != wanted:
@@ -962,7 +1021,7 @@ class Gateway:
         if order.status not in ("charged", "partially_refunded"):
             raise not_allowed(f"The order is {order.status}: there is no payment to refund")
         assert order.paid_at is not None
-        if now > two_years_after(order.paid_at):
+        if now.date() > two_years_after(order.paid_at).date():
             raise not_allowed(
                 "A refund is possible only for payments not older than two years; this one was "
                 f"paid on {order.paid_at:%Y-%m-%d}"
@@ -1055,7 +1114,7 @@ def _percent(value: object, where: str) -> Decimal:
 def _int(value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.isdigit() and len(value) <= 4:
+    if isinstance(value, str) and ascii_digits(value) and len(value) <= 4:
         return int(value)
     return -1
 

@@ -34,7 +34,7 @@ def test_card_data_is_secret_except_in_the_request_body(caplog):
     ("changes", "field", "problem"),
     [
         ({"card_number": "4111111111111112"}, "card_number", "fails the Luhn check"),
-        ({"card_number": "41111"}, "card_number", "12 to 19 digits"),
+        ({"card_number": "41111"}, "card_number", "13 to 19 digits"),
         ({"card_number": "xxxx"}, "card_number", "last four digits"),
         ({"exp_month": 13}, "exp_month", ""),
         ({"exp_month": "**"}, "", "a masked expiry goes only with a saved card"),
