@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import email.utils
 import ipaddress
 import logging
 import ssl
@@ -173,6 +174,8 @@ class Transport:
         self.retry = retry or RetryPolicy()
         self._listeners: list[ExchangeListener] = []
         self.last_request_id: str | None = None
+        # the server's clock minus ours, from the Date header of its last answer
+        self.server_offset = dt.timedelta(0)
         step = profile.bounds.step_timeout
         self._client = httpx.AsyncClient(
             base_url=api_root(profile.base_url),
@@ -305,6 +308,7 @@ class Transport:
                 self._notify(call, None, clock, started, attempt, last_error)
                 continue
             self._notify(call, response.status_code, clock, started, attempt)
+            self._read_server_time(response)
             try:
                 decoder = _Decoder.for_response(response, call)
             except ApiError:
@@ -323,6 +327,20 @@ class Transport:
                 raise last_error
         assert last_error is not None
         raise last_error
+
+    def server_now(self) -> dt.datetime:
+        """The server's time now, as far as its last answer told (rules such as "the day of
+        payment" are the server's, not this computer's)."""
+        return dt.datetime.now(dt.UTC) + self.server_offset
+
+    def _read_server_time(self, response: httpx.Response) -> None:
+        try:
+            told = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
+        except (TypeError, ValueError, IndexError):
+            return  # no Date header, or not one we can read: keep what we knew
+        if told.tzinfo is None:
+            return
+        self.server_offset = told - dt.datetime.now(dt.UTC)
 
     def _where(self) -> str:
         return api_root(self.profile.base_url)

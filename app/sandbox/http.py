@@ -15,6 +15,7 @@ import asyncio
 import base64
 import binascii
 import datetime as dt
+import email.utils
 import hashlib
 import json
 import logging
@@ -505,6 +506,9 @@ def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable
         response = await _respond(request, state, spec, handler, request_id)
         if request_id is not None and limits.REQUEST_ID.length_problem(request_id) is None:
             response.headers["x-request-id"] = request_id
+        # the service's time is the sandbox clock's, moved forward or not: a client judging
+        # "the day of payment" reads it here, as from any server
+        response.headers["date"] = email.utils.format_datetime(state.clock.now(), usegmt=True)
         record(state, request, response.status_code, started)
         return response
 

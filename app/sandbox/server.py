@@ -90,6 +90,7 @@ def _server(settings: SandboxSettings) -> uvicorn.Server:
         create_app(settings),
         log_level="warning",
         access_log=False,
+        date_header=False,  # the sandbox writes Date from its own clock (app.sandbox.http)
         lifespan="on",
         http=protocol,
         # requests at once; the connections themselves are bounded by the protocol above

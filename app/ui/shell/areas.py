@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QSettings, Signal
@@ -21,6 +22,7 @@ from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
     from app.api.banking import BankingClient
+    from app.api.gateway import GatewayClient
     from app.ui.shell.session import Session
 
 
@@ -54,6 +56,7 @@ AREAS: tuple[AreaSpec, ...] = (
     AreaSpec("Transfers", "Ctrl+3", "app.ui.transfers"),
     AreaSpec("Statements", "Ctrl+4", "app.ui.statements"),
     AreaSpec("IBAN lookup", "Ctrl+5", "app.ui.iban"),
+    AreaSpec("Orders", "Ctrl+6", "app.ui.orders"),
 )
 
 
@@ -61,6 +64,7 @@ class AreaEvents(QObject):
     """What one area tells the others without knowing them."""
 
     transfer_changed = Signal(str)  # an account whose transfer was created or settled
+    order_changed = Signal(str)  # a card order created, paid or acted on
 
 
 class AreaContext:
@@ -86,6 +90,23 @@ class AreaContext:
         if self.session is None:
             raise NotSignedIn("Not signed in: choose Connection → Sign in… first")
         return self.session.banking
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the desk keeps its own files (the order journal): beside the settings when
+        they are a file (tests), else the user's data folder."""
+        if self.settings.format() == QSettings.Format.IniFormat and self.settings.fileName():
+            return Path(self.settings.fileName()).parent
+        from PySide6.QtCore import QStandardPaths
+
+        location = QStandardPaths.StandardLocation.AppDataLocation
+        return Path(QStandardPaths.writableLocation(location))
+
+    @property
+    def gateway(self) -> GatewayClient:
+        if self.session is None:
+            raise NotSignedIn("Not signed in: choose Connection → Sign in… first")
+        return self.session.gateway
 
     def open(self, kind: type[A]) -> A:
         """Show another area and return it, to hand it what to show."""

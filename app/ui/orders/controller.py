@@ -1,0 +1,425 @@
+"""The Orders area: the card gateway's orders — listed with filter and paging, looked up by
+id, shown in detail with the actions legal for their state — the New order form, card entry
+for MOTO and merchant-side payments, taxes and customers.
+
+Each action (capture, refund, reverse, charge) asks for confirmation with its amounts and owns
+an action key until its outcome is known: a retry, Save again after a failure or the re-run
+after signing in never acts twice. On a gateway without the order list extension, the list
+shows the orders made or looked up from this desk (a local journal of ids)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QMessageBox
+
+from app.api.action import ActionKey, OutcomeUnknown
+from app.api.errors import ApiError, InvalidInput, UnexpectedStatus
+from app.core import limits
+from app.ui.common.paged_model import ItemRole
+from app.ui.orders.amount_dialog import AmountDialog
+from app.ui.orders.card_entry import CardEntryDialog
+from app.ui.orders.journal import OrderJournal
+from app.ui.orders.model import WIDTHS, OrdersModel, money
+from app.ui.orders.order_form import OrderDialog
+from app.ui.orders.rules import Action, offers
+from app.ui.orders.taxes_customers import CustomersDialog, TaxesDialog
+from app.ui.orders.view import OrdersView
+from app.ui.shell.areas import AreaContext
+from app.ui.shell.dialogs import opened
+
+if TYPE_CHECKING:
+    from app.api.gateway import Order
+
+KNOWN_CUSTOMERS_KEY = "orders/known_customers"
+MAX_KNOWN_CUSTOMERS = 500
+
+#: what an action sends: (the request, its x-request-id) -> the order after it
+Call = Callable[[Any, str], Awaitable["Order"]]
+
+
+class OrdersArea:
+    NAME: ClassVar[str] = "Orders"
+
+    def __init__(self, context: AreaContext) -> None:
+        self.view = view = OrdersView()
+        self._context = context
+        self._presenter = context.presenter
+        self._tasks = context.tasks
+        self.journal = OrderJournal(context.data_dir / "order-journal.json")
+        self.list_extension = True  # until the gateway says it has no order list
+        self.current: Order | None = None
+        self.action_keys: dict[tuple[str, Action], ActionKey] = {}
+        self.order_dialog: OrderDialog | None = None
+        self.card_dialog: CardEntryDialog | None = None
+        self.amount_dialog: AmountDialog | None = None
+        self.confirmation: QMessageBox | None = None
+        self.taxes_dialog: TaxesDialog | None = None
+        self.customers_dialog: CustomersDialog | None = None
+        self._shown = False
+        self._shown_count = 0  # orders shown so far: an answer older than the last is dropped
+        self.model = OrdersModel(self._page, context.tasks, view)
+        view.table.setModel(self.model)
+        header = view.table.horizontalHeader()
+        for column, width in WIDTHS.items():
+            header.resizeSection(column, width)
+        header.setStretchLastSection(True)
+        self.model.page_loaded.connect(self._loaded)
+        self.model.failed.connect(self._failed)
+        view.table.selectionModel().currentRowChanged.connect(self._chosen)
+        view.show_button.clicked.connect(self.show_orders)
+        view.filter.applied.connect(lambda _text: self.show_orders())
+        view.lookup_button.clicked.connect(self.look_up)
+        view.order_id.returnPressed.connect(self.look_up)
+        view.new_button.clicked.connect(self.new_order)
+        view.taxes_button.clicked.connect(self.open_taxes)
+        view.customers_button.clicked.connect(self.open_customers)
+        detail = view.detail
+        detail.checkout_button.clicked.connect(lambda: self._open_link("checkout"))
+        detail.three_ds_button.clicked.connect(lambda: self._open_link("three_ds"))
+        detail.copy_button.clicked.connect(self._copy_id)
+        for action, button in detail.action_buttons.items():
+            button.clicked.connect(lambda _checked=False, a=action: self.start(a))
+        context.events.order_changed.connect(self._order_changed)
+        shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.new_order)
+
+    def signed_in(self) -> None:
+        if self._shown:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """F5: the list again, and the order shown as it is now."""
+        self.show_orders()
+        if self.current is not None:
+            self._tasks.spawn(self.reload(self.current.id))
+
+    # -- the list
+
+    def show_orders(self) -> None:
+        self._shown = True
+        self.view.status.setText("Loading…")
+        self.model.reload(self.view.filter.current())
+
+    async def _page(self, offset: int, limit: int, query: Any) -> list[Order]:
+        gateway = self._context.gateway
+        if self.list_extension:
+            try:
+                return await gateway.list_orders(offset=offset, limit=limit, filter=query)
+            except UnexpectedStatus as exc:
+                if exc.status not in (404, 405):
+                    raise
+                self.list_extension = False  # a gateway without the list: the journal
+        found = []
+        for order_id in self.journal.ids()[offset : offset + limit]:
+            try:
+                found.append(await gateway.get_order(order_id))
+            except ApiError as exc:
+                if exc.status != 400:
+                    raise
+        return found
+
+    def _loaded(self, count: int) -> None:
+        more = " (scroll for more)" if self.model.canFetchMore(QModelIndex()) else ""
+        source = "" if self.list_extension else " made or looked up from this desk"
+        self.view.status.setText(f"{count:,} order{'s' if count != 1 else ''}{source}{more}")
+
+    def _failed(self, error: ApiError) -> None:
+        self.view.status.setText("Loading failed")
+        self._presenter.show(error, self.refresh)
+
+    def _chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        order = self.model.data(current, ItemRole) if current.isValid() else None
+        if order is not None:
+            self.show_order(order)
+
+    def look_up(self) -> None:
+        order_id = self.view.order_id.text().strip()
+        problem = limits.Bound(1, 64).length_problem(order_id)
+        if problem:
+            self._presenter.show(InvalidInput("Order ID", problem))
+            return
+        self._tasks.spawn(self.reload(order_id, remember=True))
+
+    async def reload(self, order_id: str, *, remember: bool = False) -> None:
+        shown_before = self._shown_count
+        try:
+            order = await self._context.gateway.get_order(order_id)
+        except ApiError as exc:
+            self._presenter.show(exc, lambda: self._tasks.spawn(self.reload(order_id)))
+            return
+        if remember:
+            self.journal.remember(order.id)
+        if self._shown_count != shown_before:
+            # something was shown meanwhile: the user's newer choice keeps the detail, and
+            # an answer about the order shown then is older than what is shown
+            if self.current is None or self.current.id != order.id:
+                self.model.show_order(order)
+            return
+        self.show_order(order, select=True)
+
+    def show_order(self, order: Order, *, select: bool = False) -> None:
+        """The order in the list (updated or added) and in the detail."""
+        self._shown_count += 1
+        self.current = order
+        self.model.show_order(order)
+        if select:
+            for row, known in enumerate(self.model.items()):
+                if known.id == order.id:
+                    self.view.table.selectionModel().setCurrentIndex(
+                        self.model.index(row, 0),
+                        QItemSelectionModel.SelectionFlag.ClearAndSelect
+                        | QItemSelectionModel.SelectionFlag.Rows,
+                    )
+                    break
+        now = self._context.gateway.transport.server_now()
+        self.view.detail.show_order(order, offers(order, now), now)
+
+    def _order_changed(self, order_id: str) -> None:
+        if self.current is not None and self.current.id == order_id:
+            self._tasks.spawn(self.reload(order_id))
+
+    # -- links
+
+    def _open_link(self, which: str) -> None:
+        order = self.current
+        if order is None:
+            return
+        url = order.checkout_url if which == "checkout" else order.three_ds_url
+        if url:
+            QDesktopServices.openUrl(QUrl(url))  # the system browser
+
+    def _copy_id(self) -> None:
+        if self.current is not None:
+            QGuiApplication.clipboard().setText(self.current.id)
+
+    # -- new order, taxes, customers
+
+    def known_customers(self) -> dict[str, str]:
+        try:
+            known = json.loads(str(self._context.settings.value(KNOWN_CUSTOMERS_KEY, "{}")))
+        except ValueError:
+            return {}
+        if not isinstance(known, dict):
+            return {}
+        return {str(k): str(v) for k, v in known.items()}
+
+    def remember_customer(self, customer_id: str, email: str) -> None:
+        known = {customer_id: email, **self.known_customers()}
+        kept = dict(list(known.items())[:MAX_KNOWN_CUSTOMERS])
+        self._context.settings.setValue(KNOWN_CUSTOMERS_KEY, json.dumps(kept))
+
+    def new_order(self) -> None:
+        if self.order_dialog is not None:
+            self.order_dialog.raise_()
+            return
+        self._tasks.spawn(self._new_order())
+
+    async def _new_order(self) -> None:
+        dialog = OrderDialog(
+            self._context, known_customers=self.known_customers(), parent=self.view
+        )
+        self.order_dialog = dialog
+        try:
+            await opened(dialog)
+        finally:
+            self.order_dialog = None
+            dialog.deleteLater()
+        for customer_id, email in dialog.known_customers.items():
+            if customer_id not in self.known_customers():
+                self.remember_customer(customer_id, email)
+        if dialog.created is not None:
+            self.journal.remember(dialog.created.id)
+            self.show_order(dialog.created, select=True)
+            self._context.events.order_changed.emit(dialog.created.id)
+
+    def open_taxes(self) -> None:
+        dialog = TaxesDialog(self._context, parent=self.view)
+        self.taxes_dialog = dialog
+        dialog.finished.connect(lambda _r: setattr(self, "taxes_dialog", None))
+        dialog.open()
+
+    def open_customers(self) -> None:
+        dialog = CustomersDialog(
+            self._context, self.known_customers(), self.remember_customer, parent=self.view
+        )
+        self.customers_dialog = dialog
+        dialog.finished.connect(lambda _r: setattr(self, "customers_dialog", None))
+        dialog.open()
+
+    # -- actions
+
+    def start(self, action: Action) -> None:
+        order = self.current
+        if order is None:
+            return
+        starters = {
+            "pay": self._pay,
+            "capture": self._capture,
+            "refund": self._refund,
+            "reverse": self._reverse,
+            "charge": self._charge,
+        }
+        self._tasks.spawn(starters[action](order))
+
+    async def _confirm(self, title: str, text: str) -> bool:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            title,
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self.view,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        self.confirmation = box
+        try:
+            return await opened(box) == QMessageBox.StandardButton.Yes
+        finally:
+            self.confirmation = None
+            box.deleteLater()
+
+    async def _amount(self, dialog: AmountDialog) -> bool:
+        self.amount_dialog = dialog
+        try:
+            return bool(await opened(dialog))
+        finally:
+            self.amount_dialog = None
+            dialog.deleteLater()
+
+    async def _pay(self, order: Order) -> None:
+        cards = []
+        if order.customer_id is not None:
+            try:
+                cards = (await self._context.gateway.get_customer(order.customer_id)).cards
+            except ApiError as exc:
+                self._presenter.show(exc)
+                return
+        dialog = CardEntryDialog(self._context, order, cards, parent=self.view)
+        self.card_dialog = dialog
+        try:
+            await opened(dialog)
+        finally:
+            self.card_dialog = None
+            dialog.deleteLater()
+        await self.reload(order.id)
+
+    async def _capture(self, order: Order) -> None:
+        currency = order.currency
+        dialog = AmountDialog(
+            "Capture",
+            f"Capture order {order.id}: {money(order.amount_reserved, currency)} is reserved. "
+            "An order is captured once; what is not captured is released.",
+            order.amount_reserved,
+            currency,
+            "Released",
+            parent=self.view,
+        )
+        if not await self._amount(dialog):
+            return
+        total = dialog.chosen_amount()
+        rest = order.amount_reserved - total
+        reserved = money(order.amount_reserved, currency)
+        text = f"Capture {money(total, currency)} of the {reserved} reserved?"
+        if rest:
+            text += f"\n{money(rest, currency)} will be released to the cardholder."
+        if await self._confirm("Capture the payment?", text):
+            await self._act(
+                order,
+                "capture",
+                str(total),
+                lambda amount, key: self._context.gateway.capture(
+                    order.id, Decimal(amount), currency=currency, request_id=key
+                ),
+            )
+
+    async def _refund(self, order: Order) -> None:
+        currency = order.currency
+        remaining = order.refundable
+        dialog = AmountDialog(
+            "Refund",
+            f"Refund order {order.id}: {money(remaining, currency)} remains captured"
+            f" (of {money(order.amount_captured, currency)}).",
+            remaining,
+            currency,
+            "Remains after the refund",
+            full_choice=f"All that remains: {money(remaining, currency)} (a full refund)",
+            parent=self.view,
+        )
+        if not await self._amount(dialog):
+            return
+        amount = dialog.value()
+        moved = dialog.chosen_amount()
+        what = "in full" if amount is None else "in part"
+        text = f"Refund {money(moved, currency)} {what} to the cardholder?"
+        if amount is not None:
+            text += f"\n{money(remaining - moved, currency)} will remain captured."
+        if await self._confirm("Refund the payment?", text):
+            await self._act(
+                order,
+                "refund",
+                None if amount is None else str(amount),
+                lambda value, key: self._context.gateway.refund(
+                    order.id,
+                    None if value is None else Decimal(value),
+                    currency=currency,
+                    request_id=key,
+                ),
+            )
+
+    async def _reverse(self, order: Order) -> None:
+        currency = order.currency
+        moved = order.amount_captured or order.amount_reserved
+        text = (
+            f"Reverse the payment of order {order.id} in full: {money(moved, currency)} goes "
+            "back to the cardholder. A reversal is possible only on the day of payment."
+        )
+        if await self._confirm("Reverse the payment?", text):
+            await self._act(
+                order,
+                "reverse",
+                None,
+                lambda _none, key: self._context.gateway.reverse(order.id, request_id=key),
+            )
+
+    async def _charge(self, order: Order) -> None:
+        text = (
+            f"Charge {money(order.amount, order.currency)} to the saved card of customer "
+            f"{order.client_email or order.customer_id} (order {order.id})?"
+        )
+        if await self._confirm("Charge the saved card?", text):
+            await self._act(
+                order,
+                "charge",
+                None,
+                lambda _none, key: self._context.gateway.charge(order.id, request_id=key),
+            )
+
+    async def _act(self, order: Order, action: Action, request: Any, call: Call) -> None:
+        """Send an action with its own key, kept until its outcome is known."""
+        action_key = self.action_keys.setdefault((order.id, action), ActionKey())
+        try:
+            key = action_key.key_for((action, request))
+        except OutcomeUnknown:
+            # the last try's outcome is unknown: that request goes again first, with its key
+            _action, request = action_key.last_request
+            key = action_key.key
+        try:
+            updated = await call(request, key)
+        except ApiError as exc:
+            action_key.settle(exc)
+            self._presenter.show(
+                exc, lambda: self._tasks.spawn(self._act(order, action, request, call))
+            )
+            await self.reload(order.id)
+            return
+        action_key.settle(None)
+        self.action_keys.pop((order.id, action), None)
+        self.show_order(updated)
+        self._context.events.order_changed.emit(order.id)

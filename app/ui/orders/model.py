@@ -1,0 +1,142 @@
+"""Card orders as the desk lists them: the columns, status in words and colour, amounts in
+the currency's own exponent."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from app.core.gateway.amounts import format_amount
+from app.core.gateway.matrix import BY_CODE, NAMES
+from app.core.money import MoneyError
+from app.ui.common.paged_model import PagedTableModel, PageSource
+from app.ui.shell.tasks import TaskGroup
+
+if TYPE_CHECKING:
+    from app.api.gateway import Order
+
+COLUMNS = (
+    "Order ID",
+    "Status",
+    "Scenario",
+    "Amount",
+    "Reserved",
+    "Captured",
+    "Refunded",
+    "Currency",
+    "Created (UTC)",
+    "Customer e-mail",
+)
+ID, STATUS, SCENARIO, AMOUNT, RESERVED, CAPTURED, REFUNDED, CURRENCY, CREATED, EMAIL = range(
+    len(COLUMNS)
+)
+WIDTHS = {
+    ID: 285,
+    STATUS: 130,
+    SCENARIO: 100,
+    AMOUNT: 95,
+    RESERVED: 95,
+    CAPTURED: 95,
+    REFUNDED: 95,
+    CURRENCY: 65,
+    CREATED: 140,
+}
+
+#: the status in words, and its colour (never colour alone)
+STATUS_TEXT = {
+    "new": "New",
+    "pending_3ds": "Waiting for 3DS",
+    "hold": "Reserved",
+    "charged": "Charged",
+    "partially_refunded": "Partly refunded",
+    "refunded": "Refunded",
+    "reversed": "Reversed",
+    "declined": "Declined",
+    "expired": "Expired",
+    "verified": "Verified",
+}
+STATUS_COLOUR = {
+    "new": "#44474e",
+    "pending_3ds": "#8a5a00",
+    "hold": "#8a5a00",
+    "charged": "#1b7f3b",
+    "partially_refunded": "#1b5e7f",
+    "refunded": "#1b5e7f",
+    "reversed": "#6b4fa0",
+    "declined": "#b3261e",
+    "expired": "#b3261e",
+    "verified": "#1b7f3b",
+}
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+def amount_text(amount: Decimal, currency: str) -> str:
+    try:
+        return format_amount(amount, currency)
+    except MoneyError:
+        return str(amount)  # a currency this desk does not know: as the service wrote it
+
+
+def money(amount: Decimal, currency: str) -> str:
+    return f"{amount_text(amount, currency)} {currency}"
+
+
+def when(moment: dt.datetime | None) -> str:
+    if moment is None:
+        return ""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def scenario_name(code: str) -> str:
+    item = BY_CODE.get(code)
+    return NAMES[item] if item is not None else code
+
+
+def cells(order: Order) -> tuple[str, ...]:
+    currency = order.currency
+    return (
+        order.id,
+        STATUS_TEXT.get(order.status, order.status),
+        scenario_name(order.scenario),
+        amount_text(order.amount, currency),
+        amount_text(order.amount_reserved, currency),
+        amount_text(order.amount_captured, currency),
+        amount_text(order.amount_refunded, currency),
+        currency,
+        when(order.created_at),
+        order.client_email or "",
+    )
+
+
+class OrdersModel(PagedTableModel["Order"]):
+    """The gateway's orders, paged; the query is the filter text."""
+
+    def __init__(self, fetch_page: PageSource[Order], tasks: TaskGroup, parent: Any = None):
+        super().__init__(COLUMNS, fetch_page, cells, tasks, parent)
+
+    def decoration(self, item: Order, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATUS:
+            return QColor(STATUS_COLOUR.get(item.status, "#000000"))
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (
+            AMOUNT,
+            RESERVED,
+            CAPTURED,
+            REFUNDED,
+        ):
+            return _RIGHT
+        return None
+
+    def show_order(self, order: Order) -> None:
+        """An order as the service now returns it: replaced in place, or added on top."""
+        for known in self.items():
+            if known.id == order.id:
+                self.replace(order, lambda item: item.id == order.id)
+                return
+        self.beginInsertRows(self.index(0, 0).parent(), 0, 0)
+        self._items.insert(0, order)
+        self._cells.insert(0, cells(order))
+        self.endInsertRows()

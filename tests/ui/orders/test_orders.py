@@ -1,0 +1,433 @@
+"""The Orders area driven as a person would: the new order form and the matrix, card entry,
+capture, refund, reversal and charge from the detail, and card data kept out of every trace."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import logging
+import uuid
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from app.core.gateway.matrix import Item, conflicts
+from app.sandbox.app import SandboxSettings
+from app.sandbox.server import BackgroundSandbox
+from app.ui.orders import OrdersArea
+from app.ui.orders.order_form import CAPABILITIES, SCENARIOS, OrderDialog
+from app.ui.shell.main_window import Backend, MainWindow
+from tests.conftest import advance
+from tests.ui.conftest import run_on, until
+
+VISA = "4111111111111111"
+
+
+@pytest.fixture(scope="module")
+def gateway_sandbox() -> Iterator[BackgroundSandbox]:
+    """The orders' own sandbox: its clock is moved by days here."""
+    server = BackgroundSandbox(SandboxSettings(frozen_clock=True, demo_statement_records=0))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def window(qtbot, qloop, gateway_sandbox, settings) -> Iterator[MainWindow]:
+    window = MainWindow(Backend("Test sandbox", lambda: gateway_sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    yield window
+    run_on(qloop, window.aclose())
+
+
+def orders(window: MainWindow) -> OrdersArea:
+    area = window.area(OrdersArea)
+    window.show_area(OrdersArea.NAME)
+    return area
+
+
+def answer(qloop, holder, name: str, button=QMessageBox.StandardButton.Yes) -> None:
+    """Wait for a confirmation box the area or dialog opened, and answer it."""
+
+    async def go():
+        await until(lambda: getattr(holder, name) is not None)
+        getattr(holder, name).done(button)
+
+    run_on(qloop, go())
+
+
+def open_form(qloop, area: OrdersArea) -> OrderDialog:
+    area.new_order()
+    run_on(qloop, until(lambda: area.order_dialog is not None and area.order_dialog.isVisible()))
+    dialog = area.order_dialog
+    assert dialog is not None
+    run_on(qloop, until(lambda: dialog._task is None or True))
+    return dialog
+
+
+def fill_basic(dialog: OrderDialog, *, price: str = "25.50", email: str = "phone@ex.lt") -> None:
+    dialog.set_text("client.email", email)
+    row = dialog.products[0]
+    row.title.setText("Concert ticket")
+    row.price.setText(price)
+    row.quantity.setText("2")
+    dialog.refresh()
+
+
+def create(qloop, area: OrdersArea, dialog: OrderDialog):
+    assert dialog.create_button.isEnabled(), (dialog.reason.text(), dialog.general_problem.text())
+    dialog.create_button.click()
+    answer(qloop, dialog, "confirmation")
+    run_on(qloop, until(lambda: area.order_dialog is None))
+    assert dialog.created is not None
+    run_on(qloop, until(lambda: area.current is not None and area.current.id == dialog.created.id))
+    return dialog.created
+
+
+def pay_with_card(qloop, area: OrdersArea, number: str = VISA, cvv: str = "123", **extra):
+    area.view.detail.action_buttons["pay"].click()
+    run_on(qloop, until(lambda: area.card_dialog is not None and area.card_dialog.isVisible()))
+    card = area.card_dialog
+    if number:
+        card.card_choice.setCurrentIndex(0)
+        card.number.setText("")
+        card.number.insert(number)
+        card._regroup(card.number.text())
+        card.month.setText("12")
+        card.year.setText(str(dt.date.today().year + 3))
+    card.cvv.setText(cvv)
+    for name, value in extra.items():
+        getattr(card, name).setChecked(value)
+    card.refresh()
+    assert card.pay_button.isEnabled(), card.reason.text()
+    card.pay_button.click()
+    answer(qloop, card, "confirmation")
+    run_on(qloop, until(lambda: card.paid is not None))
+    shown = card.number.text(), card.cvv.text(), card.status.text()
+    card.done(0)
+    run_on(qloop, until(lambda: area.card_dialog is None))
+    run_on(qloop, until(lambda: area.current.status != "new"))
+    return shown
+
+
+# ---------------------------------------------------------------- the matrix in the form
+
+
+FORM_ITEMS = [*CAPABILITIES]
+
+
+def test_the_form_offers_exactly_the_matrix_combinations(qtbot, qloop, window):
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    dialog.saving.setCurrentText("one-click")
+    names = [name for name, _ in SCENARIOS]
+    # every scenario against every capability: choosing the scenario keeps or disables the box
+    for name, items in SCENARIOS:
+        dialog.choose_scenario(name)
+        dialog.refresh()
+        for capability in CAPABILITIES:
+            expected = not any(
+                capability in pair[:2]
+                for pair in conflicts(set(items) | {capability}, saved_as=None)
+            )
+            assert dialog.capability_boxes[capability].isEnabled() == expected, (name, capability)
+            if not expected:
+                assert "cannot be combined" in dialog.capability_boxes[capability].toolTip()
+    dialog.choose_scenario("One-Step")
+    # every pair of capabilities: ticking one keeps or disables the other, as the matrix says
+    for first, second in itertools.permutations(CAPABILITIES, 2):
+        box = dialog.capability_boxes[first]
+        if not box.isEnabled():
+            continue
+        box.setChecked(True)
+        dialog.refresh()
+        chosen = {Item.OS, first}
+        saved_as = "one-click" if first == Item.PMS else None
+        expected = not any(
+            second in pair[:2] for pair in conflicts(chosen | {second}, saved_as=saved_as)
+        )
+        assert dialog.capability_boxes[second].isEnabled() == expected, (first, second)
+        # and the scenarios that cannot go with it are not offered
+        model = dialog.scenario.model()
+        for index, (name, items) in enumerate(SCENARIOS):
+            if name == "One-Step":
+                continue
+            allowed = not any(pair for pair in conflicts(set(items) | {first}, saved_as=saved_as))
+            assert model.item(index).isEnabled() == allowed, (first, name)
+        box.setChecked(False)
+    assert names[0] == "One-Step"
+    dialog.done(0)
+
+
+def test_travel_data_with_saving_only_when_saved_as_one_click_or_automatic(qtbot, qloop, window):
+    dialog = open_form(qloop, orders(window))
+    dialog.capability_boxes[Item.PMS].setChecked(True)
+    dialog.saving.setCurrentText("recurring")
+    dialog.refresh()
+    travel = dialog.capability_boxes[Item.TD]
+    assert not travel.isEnabled()
+    assert "only when saved as one-click or automatic" in travel.toolTip()
+    dialog.saving.setCurrentText("automatic")
+    dialog.refresh()
+    assert travel.isEnabled()
+    dialog.done(0)
+
+
+def test_fields_are_checked_as_typed_and_create_waits(qtbot, qloop, window):
+    dialog = open_form(qloop, orders(window))
+    fill_basic(dialog, price="10.505")
+    assert not dialog.create_button.isEnabled()
+    assert "EUR amounts have 2 decimal places" in dialog.products[0].problem.text()
+    dialog.products[0].price.setText("0")
+    dialog.refresh()
+    assert "at least 0.01" in dialog.products[0].problem.text()
+    dialog.products[0].price.setText("10,50")
+    dialog.refresh()
+    assert dialog.create_button.isEnabled()
+    assert dialog.total.text() == "Total: 21.00 EUR"
+    dialog.capability_boxes[Item.DD].setChecked(True)
+    dialog.set_text("dynamic_descriptor", "X" * 26)
+    dialog.refresh()
+    assert not dialog.create_button.isEnabled()
+    assert (
+        "at most 25"
+        in dialog._rows_of["dynamic_descriptor"].rows["dynamic_descriptor"].problem.text()
+    )
+    dialog.set_text("dynamic_descriptor", "SHOP*TICKETS")
+    dialog.capability_boxes[Item.TD].setChecked(True)
+    dialog.travel_member.setCurrentIndex(1)  # lodging
+    dialog.set_text("travel_data.lodging.booking_number", "B-1")
+    dialog.set_text("travel_data.lodging.checkin_date", "20261301")
+    dialog.set_text("travel_data.lodging.checkout_date", "20261203")
+    dialog.refresh()
+    assert not dialog.create_button.isEnabled()
+    dialog.set_text("travel_data.lodging.checkin_date", "20261201")
+    dialog.refresh()
+    assert dialog.create_button.isEnabled(), dialog.reason.text()
+    dialog.done(0)
+
+
+# ---------------------------------------------------------------- the phone order end to end
+
+
+def test_a_phone_order_end_to_end_and_the_card_leaves_no_trace(
+    qtbot, qloop, window, settings, gateway_sandbox, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    fill_basic(dialog)
+    dialog.new_customer_button.click()
+    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    dialog.capability_boxes[Item.MO].setChecked(True)
+    dialog.refresh()
+    order = create(qloop, area, dialog)
+    assert order.capabilities == ["moto"] and order.amount == Decimal("51.00")
+    detail = area.view.detail
+    assert detail.fields["status"].text() == "New"
+    number, cvv, status = pay_with_card(qloop, area, "4111 1111 1111 1111", cvv="")
+    assert number == "" and cvv == ""
+    assert "•••• 1111" in status or "1111" in status
+    assert area.current.status == "charged"
+    assert detail.fields["card"].text() == "visa •••• 1111"
+    assert detail.fields["captured"].text() == "51.00 EUR"
+    # the full number is nowhere: logs, the request log, settings, journal files, widgets
+    settings.sync()
+    traces = [caplog.text, Path(settings.fileName()).read_text(encoding="utf-8")]
+    traces += [
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in window.context.data_dir.iterdir()
+        if path.is_file()
+    ]
+    traces += [
+        str(window.request_log.model.data(window.request_log.model.index(r, c)))
+        for r in range(window.request_log.model.rowCount())
+        for c in range(window.request_log.model.columnCount())
+    ]
+    traces.append(httpx.get(f"{gateway_sandbox.url}/_sandbox/requests").text)
+    from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
+
+    for widget in QApplication.allWidgets():
+        if isinstance(widget, QLineEdit | QLabel):
+            traces.append(widget.text())
+    for text in traces:
+        assert VISA not in text.replace(" ", "")
+    assert area.journal.ids()[0] == order.id
+
+
+def test_two_step_capture_in_part_then_refunds_and_a_second_capture_is_not_offered(
+    qtbot, qloop, window
+):
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, price="50.00")
+    dialog.choose_scenario("Two-Step")
+    dialog.refresh()
+    order = create(qloop, area, dialog)
+    assert order.scenario == "two_step"
+    pay_with_card(qloop, area)
+    detail = area.view.detail
+    assert area.current.status == "hold"
+    assert "days left" in detail.fields["reserved"].text()
+    assert detail.action_buttons["capture"].isEnabled()
+    detail.action_buttons["capture"].click()
+    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    amounts = area.amount_dialog
+    assert amounts.amount.text() == "100.00"
+    amounts.amount.setText("100.01")
+    assert not amounts.ok_button.isEnabled()
+    amounts.amount.setText("60")
+    assert amounts.consequence.text() == "Released: 40.00 EUR"
+    amounts.accept()
+    run_on(qloop, until(lambda: area.confirmation is not None))
+    assert "40.00 EUR will be released" in area.confirmation.text()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "charged"))
+    assert detail.fields["captured"].text() == "60.00 EUR"
+    assert not detail.action_buttons["capture"].isEnabled()
+    assert detail.action_buttons["capture"].toolTip() == "Already captured: a capture is made once"
+    # a partial refund, then the rest
+    detail.action_buttons["refund"].click()
+    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    refund = area.amount_dialog
+    refund.full.setChecked(False)
+    refund.amount.setText("60.01")
+    assert not refund.ok_button.isEnabled()
+    refund.amount.setText("15")
+    refund.accept()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "partially_refunded"))
+    assert detail.fields["refunded"].text() == "15.00 EUR"
+    detail.action_buttons["refund"].click()
+    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    assert area.amount_dialog.full.isChecked()
+    area.amount_dialog.accept()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "refunded"))
+    assert detail.fields["refunded"].text() == "60.00 EUR"
+    assert not detail.action_buttons["refund"].isEnabled()
+
+
+def test_reverse_today_and_not_the_next_day(qtbot, qloop, window, gateway_sandbox):
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    fill_basic(dialog)
+    first = create(qloop, area, dialog)
+    pay_with_card(qloop, area)
+    detail = area.view.detail
+    assert detail.action_buttons["reverse"].isEnabled()
+    detail.action_buttons["reverse"].click()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "reversed"))
+    dialog = open_form(qloop, area)
+    fill_basic(dialog)
+    second = create(qloop, area, dialog)
+    pay_with_card(qloop, area)
+    assert first.id != second.id
+    advance(gateway_sandbox.url, days=1)
+    area.refresh()
+    run_on(qloop, until(lambda: area.current.paid_at is not None))
+    run_on(qloop, area.reload(second.id))
+    reverse = detail.action_buttons["reverse"]
+    assert not reverse.isEnabled()
+    assert reverse.toolTip() == "Only on the day of payment: refund it instead"
+
+
+def test_a_refusal_forced_through_the_sandbox_shows_the_contracts_box(
+    qtbot, qloop, window, gateway_sandbox
+):
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    fill_basic(dialog)
+    order = create(qloop, area, dialog)
+    pay_with_card(qloop, area)
+    # behind the desk's back, the order is refunded in full
+    httpx.post(
+        f"{gateway_sandbox.url}/gateway/orders/{order.id}/refund/",
+        auth=("demo", "demo"),
+        headers={"x-request-id": uuid.uuid4().hex},
+    ).raise_for_status()
+    area.view.detail.action_buttons["refund"].click()
+    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    area.amount_dialog.accept()
+    answer(qloop, area, "confirmation")
+    presenter = window.presenter
+    run_on(qloop, until(lambda: bool(presenter.open_boxes)))
+    box = presenter.open_boxes[-1]
+    assert box.windowTitle() == "Operation not allowed"
+    message, error_line = box.text().split("\n")
+    assert message == "The order is refunded: there is no payment to refund"
+    assert error_line.startswith("Error: ") and len(error_line) == len("Error: ") + 36
+    box.done(0)
+    run_on(qloop, until(lambda: area.current.status == "refunded"))
+
+
+def test_service_side_saving_then_charge_and_one_click_from_the_windows(qtbot, qloop, window):
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    dialog.set_text("client.email", "saver@ex.lt")
+    dialog.new_customer_button.click()
+    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    customer_id = dialog.text("client.original_client")
+    dialog.choose_scenario("Zero-Amount")
+    dialog.capability_boxes[Item.PMS].setChecked(True)
+    dialog.saving.setCurrentText("recurring")
+    dialog.refresh()
+    verify = create(qloop, area, dialog)
+    assert verify.scenario == "zero_amount"
+    pay_with_card(qloop, area, "5555555555554444")
+    assert area.current.status == "verified"
+    # a Recurring order for that customer is charged from the detail
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="saver@ex.lt")
+    dialog.set_text("client.original_client", customer_id)
+    dialog.choose_scenario("Recurring")
+    dialog.refresh()
+    recurring = create(qloop, area, dialog)
+    assert recurring.capabilities == ["recurring"]
+    detail = area.view.detail
+    assert detail.action_buttons["charge"].isEnabled()
+    detail.action_buttons["charge"].click()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "charged"))
+    assert detail.fields["card"].text() == "mastercard •••• 4444"
+    # the customer's saved cards, masked
+    area.open_customers()
+    customers = area.customers_dialog
+    customers.customer_id.setText(customer_id)
+    run_on(qloop, customers.look_up())
+    assert customers.cards.rowCount() == 1
+    assert customers.cards.data(customers.cards.index(0, 0)) == "mastercard •••• 4444"
+    customers.done(0)
+
+
+def test_taxes_are_created_listed_and_added_to_the_total(qtbot, qloop, window):
+    area = orders(window)
+    area.open_taxes()
+    taxes = area.taxes_dialog
+    taxes.name.setText("VAT")
+    taxes.percent.setText("101")
+    taxes.refresh()
+    assert not taxes.create_button.isEnabled()
+    taxes.percent.setText("21")
+    taxes.refresh()
+    taxes.create_button.click()
+    run_on(qloop, until(lambda: taxes.model.rowCount() >= 1))
+    assert taxes.model.data(taxes.model.index(taxes.model.rowCount() - 1, 1)) == "21.00%"
+    taxes.done(0)
+    dialog = open_form(qloop, area)
+    run_on(qloop, until(lambda: bool(dialog.taxes)))
+    fill_basic(dialog, price="10.00")
+    dialog.capability_boxes[Item.TX].setChecked(True)
+    dialog.products[0].tax.setCurrentIndex(dialog.products[0].tax.count() - 1)
+    dialog.refresh()
+    assert dialog.total.text() == "Total: 24.20 EUR"
+    order = create(qloop, area, dialog)
+    assert order.amount == Decimal("24.20") and order.capabilities == ["taxes"]
