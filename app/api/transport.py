@@ -174,6 +174,7 @@ class Transport:
         self.retry = retry or RetryPolicy()
         self._listeners: list[ExchangeListener] = []
         self.last_request_id: str | None = None
+        self._base_path = urlsplit(api_root(profile.base_url)).path.rstrip("/")
         # the server's clock minus ours, from the Date header of its last answer
         self.server_offset = dt.timedelta(0)
         step = profile.bounds.step_timeout
@@ -362,7 +363,8 @@ class Transport:
         exchange = Exchange(
             started=started,
             method=call.method,
-            path=redact(call.path),
+            # the whole path on the server: a gateway's /orders/ is its /gateway/orders/
+            path=redact(self._base_path + call.path),
             status=status,
             request_id=call.request_id,
             latency_ms=round((time.perf_counter() - clock) * 1000, 1),

@@ -129,7 +129,7 @@ class CardEntryDialog(QDialog):
         self.scenario.addItems(["", "one-click", "automatic", "recurring"])
         self.form.add("scenario", "Scenario (optional)", self.scenario, name="paymentScenario")
         self.trace = QLineEdit()
-        self.trace.setPlaceholderText("the initial payment's cof_trace_id, for a follow-up")
+        self.trace.setPlaceholderText("for a merchant-side follow-up")
         self.form.add("cof_trace_id", "cof_trace_id (optional)", self.trace, name="trace")
         self.custom_avs = QCheckBox("Ask for Custom AVS (avs: true)")
         self.custom_avs.setObjectName("customAvs")

@@ -687,7 +687,9 @@ class OrderDialog(QDialog):
     def _update_availability(self) -> None:
         """Offer only what the matrix allows with what is chosen; say why on hover."""
         chosen = self.chosen()
-        saved_as = self.saved_as()
+        # what saving would be chosen as, even before the box is ticked
+        saving = self.saving.currentText()
+        saved_as = saving if saving in ("one-click", "automatic", "recurring") else None
         for item, box in self.capability_boxes.items():
             if box.isChecked():
                 box.setEnabled(True)

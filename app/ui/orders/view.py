@@ -225,6 +225,7 @@ class OrdersView(QWidget):
         self.splitter.addWidget(scroll)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([860, 470])
 
         top = QHBoxLayout()
         top.addWidget(self.show_button)

@@ -135,7 +135,7 @@ def test_the_form_offers_exactly_the_matrix_combinations(qtbot, qloop, window):
         for capability in CAPABILITIES:
             expected = not any(
                 capability in pair[:2]
-                for pair in conflicts(set(items) | {capability}, saved_as=None)
+                for pair in conflicts(set(items) | {capability}, saved_as="one-click")
             )
             assert dialog.capability_boxes[capability].isEnabled() == expected, (name, capability)
             if not expected:
@@ -149,7 +149,7 @@ def test_the_form_offers_exactly_the_matrix_combinations(qtbot, qloop, window):
         box.setChecked(True)
         dialog.refresh()
         chosen = {Item.OS, first}
-        saved_as = "one-click" if first == Item.PMS else None
+        saved_as = "one-click"  # the saving choice shown
         expected = not any(
             second in pair[:2] for pair in conflicts(chosen | {second}, saved_as=saved_as)
         )
@@ -431,3 +431,52 @@ def test_taxes_are_created_listed_and_added_to_the_total(qtbot, qloop, window):
     assert dialog.total.text() == "Total: 24.20 EUR"
     order = create(qloop, area, dialog)
     assert order.amount == Decimal("24.20") and order.capabilities == ["taxes"]
+
+
+def test_without_the_list_extension_the_list_shows_the_desks_journal(
+    qtbot, qloop, window, gateway_sandbox, monkeypatch
+):
+    from app.api.errors import UnexpectedStatus
+
+    area = orders(window)
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="journal@ex.lt")
+    made = create(qloop, area, dialog)
+    looked_up = httpx.post(
+        f"{gateway_sandbox.url}/gateway/orders/",
+        json={"client": {}, "currency": "EUR", "products": [{"title": "T", "price": 1}]},
+        auth=("demo", "demo"),
+        headers={"x-request-id": uuid.uuid4().hex},
+    ).json()
+    area.view.order_id.setText(looked_up["id"])
+    area.look_up()
+    run_on(qloop, until(lambda: area.current is not None and area.current.id == looked_up["id"]))
+
+    async def no_list(**_query):
+        raise UnexpectedStatus("HTTP 404 Not Found", status=404)
+
+    monkeypatch.setattr(window.session.gateway, "list_orders", no_list)
+    area.show_orders()
+    run_on(qloop, until(lambda: not area.model.fetching and area.model.rowCount() >= 2))
+    ids = [order.id for order in area.model.items()]
+    assert ids[:2] == [looked_up["id"], made.id]
+    assert "made or looked up from this desk" in area.view.status.text()
+    journal = (window.context.data_dir / "order-journal.json").read_text(encoding="utf-8")
+    assert made.id in journal and "4111" not in journal
+
+
+def test_the_request_log_names_the_gateways_paths_and_the_desk_reads_the_services_time(
+    qtbot, qloop, window, gateway_sandbox
+):
+    area = orders(window)
+    area.show_orders()
+    run_on(qloop, until(lambda: not area.model.fetching))
+    model = window.request_log.model
+    paths = [str(model.data(model.index(row, 2))) for row in range(model.rowCount())]
+    assert "/gateway/orders/" in paths
+    before = window.session.gateway.transport.server_now()
+    advance(gateway_sandbox.url, days=3)
+    area.show_orders()
+    run_on(qloop, until(lambda: not area.model.fetching))
+    moved = window.session.gateway.transport.server_now() - before
+    assert dt.timedelta(days=2, hours=23) < moved < dt.timedelta(days=3, hours=1)
