@@ -1,5 +1,5 @@
-"""The ``partner-desk`` command: the GUI by default, plus ``sandbox``, ``iban`` and
-``gateway``."""
+"""The ``partner-desk`` command: the GUI by default, plus ``sandbox``, ``iban``,
+``gateway`` and ``webhooks``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,10 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.webhooks.store import EventStore
 
 EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
@@ -63,6 +67,19 @@ def _parser() -> argparse.ArgumentParser:
         help="the merchant user (default demo); the password comes from the environment "
         f"variable {PASSWORD_ENV} or is asked for",
     )
+    webhooks = commands.add_parser("webhooks", help="the registration webhook receiver")
+    webhook_commands = webhooks.add_subparsers(dest="webhooks_command", required=True)
+    serve = webhook_commands.add_parser("serve", help="run the receiver in the foreground")
+    serve.add_argument("--port", type=int, required=True, help="port; 0 picks a free one")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--public-key",
+        help="the service's public key (PEM file): deliveries must then be signed with it",
+    )
+    serve.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
+    listing = webhook_commands.add_parser("list", help="print the stored events")
+    listing.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
+    listing.add_argument("--json", action="store_true", help="one JSON object a line")
     return parser
 
 
@@ -77,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _iban(" ".join(args.iban), args.base_url, args.deadline)
     if args.command == "gateway":
         return _gateway_order(args.order_id, args.base_url, args.user)
+    if args.command == "webhooks" and args.webhooks_command == "serve":
+        return _webhooks_serve(args.host, args.port, args.public_key, args.db)
+    if args.command == "webhooks":
+        return _webhooks_list(args.db, as_json=args.json)
     return _gui()
 
 
@@ -262,6 +283,77 @@ async def _print_order(order_id: str, base_url: str, user: str, password: str) -
             f"  {when(entry.at)}  {event:<22} {status:<18} {amount:>16}  "
             f"{printable(entry.message, 300)}"
         )
+    return 0
+
+
+def _open_store(db: str | None) -> EventStore:
+    from app.webhooks.store import default_store_path, open_store
+
+    return open_store(db or default_store_path())
+
+
+def _webhooks_serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
+    from pathlib import Path
+
+    from app.webhooks.receiver import serve_forever
+    from app.webhooks.signature import UnusableKey, load_public_key
+    from app.webhooks.store import StoreError
+
+    if not 0 <= port <= 65535:
+        print(f"partner-desk webhooks: --port must be from 0 to 65535, not {port}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    key = None
+    if public_key is not None:
+        try:
+            key = load_public_key(Path(public_key).read_bytes())
+        except (OSError, UnusableKey) as exc:
+            print(f"partner-desk webhooks: --public-key {public_key}: {exc}", file=sys.stderr)
+            return EXIT_INVALID_INPUT
+    try:
+        store = _open_store(db)
+    except StoreError as exc:
+        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
+    try:
+        serve_forever(
+            store, key, host=host, port=port, announce=lambda line: print(line, flush=True)
+        )
+    except OSError as exc:
+        print(f"partner-desk webhooks: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
+    finally:
+        store.close()
+    return 0
+
+
+def _webhooks_list(db: str | None, *, as_json: bool) -> int:
+    import json
+
+    from app.core.text import printable
+    from app.webhooks.store import StoreError
+
+    try:
+        store = _open_store(db)
+    except StoreError as exc:
+        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
+    try:
+        offset = 0
+        while batch := store.list(limit=1000, offset=offset):
+            for event in batch:
+                if as_json:
+                    print(json.dumps(event.as_json(), ensure_ascii=False))
+                else:
+                    verified = "signed" if event.signature_verified else "unsigned"
+                    print(
+                        f"{event.occurred_at}  {printable(event.event_type, 100):<28} "
+                        f"{printable(event.status or '-', 20):<10} "
+                        f"{printable(event.data_id or '-', 64):<20} {event.event_id} {verified}"
+                        + (f" duplicates {event.duplicates}" if event.duplicates else "")
+                    )
+            offset += len(batch)
+    finally:
+        store.close()
     return 0
 
 

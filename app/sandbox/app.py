@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.core import redaction
-from app.sandbox import banking, control, gateway
+from app.sandbox import banking, control, gateway, webhooks
 from app.sandbox.clock import Clock, Scheduler, utc_now
 from app.sandbox.errors import error_body
 from app.sandbox.http import SandboxState, json_response
@@ -39,6 +39,7 @@ def new_state(settings: SandboxSettings) -> SandboxState:
         demo_statement_records=settings.demo_statement_records,
     )
     gateway.install(state)
+    webhooks.install(state)
     return state
 
 

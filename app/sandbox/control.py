@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from app.sandbox import webhooks
 from app.sandbox.errors import Refusal, status_body
 from app.sandbox.http import Fault, SandboxState, encode, json_response, read_body, refusal_response
 
@@ -150,4 +151,5 @@ def routes() -> list[BaseRoute]:
         Route("/_sandbox/requests", _controlled(journal), methods=["GET", "DELETE"]),
         Route("/_sandbox/clock", _controlled(clock), methods=["GET", "POST"]),
         Route("/_sandbox/reset", _controlled(reset), methods=["POST"]),
+        *webhooks.routes(_controlled),
     ]

@@ -185,6 +185,17 @@ class Bank:
         self.attachments: dict[str, dict[str, Any]] = {}
         self._client_number = 1
         self._account_number = 1
+        # told of every genuine change of a client's registration status (the webhooks)
+        self.status_listeners: list[Callable[[Client, dt.datetime], None]] = []
+
+    def set_client_status(self, client: Client, status: str, moment: dt.datetime) -> bool:
+        """Move a client's registration status; listeners hear only a genuine change."""
+        if client.status == status:
+            return False
+        client.status = status
+        for listener in self.status_listeners:
+            listener(client, moment)
+        return True
 
     def now(self) -> dt.datetime:
         return self.scheduler.clock.now()
@@ -215,9 +226,18 @@ class Bank:
             self._client_number += 1
             self.clients[client.id] = client
             if not reviewed:
-                self.scheduler.at(self.now() + self.review_delay, review(client), "review")
+                self.scheduler.at(self.now() + self.review_delay, self._review(client), "review")
 
         return Pending(client, commit)
+
+    def _review(self, client: Client) -> Callable[[dt.datetime], None]:
+        """The job ending a new client's review: its registration becomes done."""
+
+        def done(moment: dt.datetime) -> None:
+            if client.status == "inprogress":
+                self.set_client_status(client, "done", moment)
+
+        return done
 
     def client(self, client_id: str) -> Client:
         client = self.clients.get(client_id)
@@ -551,13 +571,3 @@ def check_nace(code: object) -> None:
 
 def rejected(body: dict[str, Any]) -> bool:
     return str(body.get("recipient_name", "")).upper().startswith(REJECTED_RECIPIENT_PREFIX)
-
-
-def review(client: Client) -> Callable[[dt.datetime], None]:
-    """The job ending a new client's review: its registration becomes done."""
-
-    def done(_moment: dt.datetime) -> None:
-        if client.status == "inprogress":
-            client.status = "done"
-
-    return done

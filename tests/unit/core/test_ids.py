@@ -18,3 +18,14 @@ def test_uuid7_carries_the_time_and_sorts_by_it():
 def test_a_time_beyond_48_bits_is_refused():
     with pytest.raises(ValueError, match="48 bits"):
         uuid7(now_ms=1 << 48)
+
+
+def test_monotonic_uuid7_sorts_in_the_order_made_within_a_millisecond():
+    from app.core.ids import MonotonicUuid7
+
+    source = MonotonicUuid7()
+    made = [source.next(1_700_000_000_000) for _ in range(1000)]
+    made.append(source.next(1_699_999_999_999))  # the clock stepped back
+    assert made == sorted(made) and len(set(made)) == len(made)
+    assert {each.version for each in made} == {7}
+    assert {each.variant for each in made} == {made[0].variant}

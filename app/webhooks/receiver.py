@@ -1,0 +1,252 @@
+"""The receiver's HTTP app and its runners. A delivery is checked (signature on the raw bytes
+first), then committed to the store, and only then acknowledged with 2xx; events arriving at
+once are committed together (one transaction, one sync to disk, every sender answered after
+it), so many senders cost few syncs. A refused delivery stores nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import queue
+import socket
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import uvicorn
+from cryptography.hazmat.primitives.asymmetric import rsa
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from app.core import webhooks as wh
+from app.webhooks.delivery import Event, Rejected, check
+from app.webhooks.store import EventStore
+
+log = logging.getLogger("partner_desk.webhooks")
+
+PATH = "/webhooks"
+BATCH = 256  # events committed in one transaction at most
+
+
+class Writer:
+    """One thread writes to the store; each waiting delivery learns its event's outcome once
+    the transaction holding it is committed."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="webhook-store", daemon=True)
+        self._thread.start()
+
+    async def add(self, event: Event) -> bool:
+        loop = asyncio.get_running_loop()
+        outcome: asyncio.Future[bool] = loop.create_future()
+        self._queue.put((event, outcome, loop))
+        return await outcome
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < BATCH:
+                    item = self._queue.get_nowait()
+                    if item is None:
+                        self._queue.put(None)
+                        break
+                    batch.append(item)
+            try:
+                results: list[Any] = list(self.store.add([event for event, _, _ in batch]))
+            except Exception as exc:  # not committed: no sender is told it was stored
+                log.exception("the event store failed")
+                results = [exc] * len(batch)
+            for (_event, outcome, loop), result in zip(batch, results, strict=True):
+                loop.call_soon_threadsafe(_settle, outcome, result)
+
+
+def _settle(outcome: asyncio.Future[bool], result: Any) -> None:
+    if outcome.done():
+        return
+    if isinstance(result, BaseException):
+        outcome.set_exception(result)
+    else:
+        outcome.set_result(bool(result))
+
+
+def _answer(status: int, body: dict[str, Any]) -> Response:
+    return Response(json.dumps(body), status_code=status, media_type="application/json")
+
+
+def _refusal(status: int, message: str) -> Response:
+    title = "Unauthorized" if status == 401 else "Invalid delivery" if status == 400 else "Error"
+    body = {"failure_message": message, "detail": {"error_id": str(uuid.uuid4()), "title": title}}
+    return _answer(status, body)
+
+
+async def _read(request: Request) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > wh.BODY_MAX:
+        raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
+    parts, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > wh.BODY_MAX:
+                raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
+            parts.append(chunk)
+    except ClientDisconnect:
+        raise Rejected(400, "The body was cut off") from None
+    return b"".join(parts)
+
+
+def create_app(store: EventStore, key: rsa.RSAPublicKey | None) -> Starlette:
+    writer: Writer | None = None
+
+    async def receive(request: Request) -> Response:
+        assert writer is not None
+        try:
+            raw = await _read(request)
+            headers = {name.lower(): value for name, value in request.headers.items()}
+            event = check(headers, raw, key, dt.datetime.now(dt.UTC))
+        except Rejected as refused:
+            return _refusal(refused.status, refused.reason)
+        try:
+            stored = await writer.add(event)
+        except Exception:
+            return _refusal(500, "The event could not be stored; send it again")
+        if not event.known_type:
+            log.info("Stored an event of a type not in the catalogue: %s", event.event_type)
+        result = "stored" if stored else "duplicate"
+        return _answer(200, {"result": result, "event_id": event.event_id})
+
+    async def health(request: Request) -> Response:
+        return _answer(200, {"result": "ok"})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _refusal(404, f"Deliveries are POSTed to {PATH}")
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        return _refusal(405, f"{request.method} is not allowed on {request.url.path}")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        nonlocal writer
+        writer = Writer(store)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(writer.close)
+
+    return Starlette(
+        routes=[Route(PATH, receive, methods=["POST"]), Route("/health", health)],
+        exception_handlers={404: not_found, 405: not_allowed},
+        lifespan=lifespan,
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(host: str, sock: socket.socket) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{sock.getsockname()[1]}{PATH}"
+
+
+def _server(store: EventStore, key: rsa.RSAPublicKey | None) -> uvicorn.Server:
+    config = uvicorn.Config(
+        create_app(store, key),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_keep_alive=30,
+        limit_concurrency=1024,
+    )
+    return uvicorn.Server(config)
+
+
+def serve_forever(
+    store: EventStore,
+    key: rsa.RSAPublicKey | None,
+    *,
+    host: str,
+    port: int,
+    announce: Callable[[str], None],
+) -> None:
+    """Serve until interrupted; announce the address once connections are accepted."""
+    sock = bind(host, port)
+    server = _server(store, key)
+
+    async def run() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            announce(f"Webhook receiver listening on {_url(host, sock)}")
+        await task
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
+
+
+class BackgroundReceiver:
+    """The receiver on its own thread and loop (the app's sandbox mode, tests)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        key: rsa.RSAPublicKey | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.store = store
+        self._sock = bind(host, port)
+        self.url = _url(host, self._sock)
+        self._server = _server(store, key)
+        self._thread = threading.Thread(target=self._run, name="webhook-receiver", daemon=True)
+        self._ready = threading.Event()
+
+    def _run(self) -> None:
+        async def run() -> None:
+            task = asyncio.create_task(self._server.serve(sockets=[self._sock]))
+            while not self._server.started and not task.done():
+                await asyncio.sleep(0.01)
+            self._ready.set()
+            await task
+
+        try:
+            asyncio.run(run())
+        except BaseException:
+            log.exception("the webhook receiver stopped")
+        finally:
+            self._ready.set()
+
+    def start(self, timeout: float = 15.0) -> str:
+        self._thread.start()
+        if not self._ready.wait(timeout) or not self._server.started:
+            raise RuntimeError("the webhook receiver did not start")
+        return self.url
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)

@@ -1,0 +1,480 @@
+"""Registration webhooks end to end: the sandbox's emitter, the receiver over loopback, and
+its store on SQLite and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from app.core import webhooks as wh
+from app.sandbox.app import SandboxSettings
+from app.sandbox.server import BackgroundSandbox
+from app.webhooks.receiver import BackgroundReceiver, bind
+from app.webhooks.signature import load_public_key
+from app.webhooks.store import EventStore, open_store
+from tests.conftest import advance, company_body, person_body
+from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body
+
+EXE = str(Path(sys.executable).with_name("partner-desk"))
+
+
+def eventually(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
+
+
+# ---------------------------------------------------------------- stores
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A real PostgreSQL server (pgserver), for the session."""
+    import pgserver
+
+    server = pgserver.get_server(tempfile.mkdtemp(prefix="pd-pg-"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+
+
+def _fresh_database(admin_uri: str) -> str:
+    import psycopg
+
+    name = f"events_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_uri, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return admin_uri.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_spec(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "events.db")
+    return _fresh_database(request.getfixturevalue("postgres"))
+
+
+@pytest.fixture
+def store(store_spec) -> Iterator[EventStore]:
+    opened = open_store(store_spec)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def receiver(store) -> Iterator[str]:
+    running = BackgroundReceiver(store, load_public_key(PUBLIC_PEM))
+    yield running.start()
+    running.stop()
+
+
+def post(url: str, body: Any, **changes: Any) -> httpx.Response:
+    headers, raw = delivery(body, **changes)
+    return httpx.post(url, content=raw, headers=headers, timeout=10)
+
+
+def test_a_delivery_is_stored_once_and_a_duplicate_is_counted(receiver, store):
+    body = event_body()
+    first = post(receiver, body)
+    again = post(receiver, body)
+    assert first.status_code == again.status_code == 200
+    assert (first.json()["result"], again.json()["result"]) == ("stored", "duplicate")
+    (event,) = store.list()
+    assert event.event_id == body["event_id"] and event.duplicates == 1
+    assert event.signature_verified and event.headers["user-agent"] == wh.USER_AGENT
+
+
+def test_events_are_listed_by_occurred_at_whatever_their_arrival(receiver, store):
+    base = dt.datetime(2026, 5, 1, 12, tzinfo=dt.UTC)
+    later = event_body(moment=base + dt.timedelta(seconds=5), status="active")
+    earlier = event_body(moment=base, status="done")
+    unknown = event_body(event_type="card.captured", moment=base + dt.timedelta(seconds=1))
+    for body in (later, earlier, unknown):
+        assert post(receiver, body).status_code == 200
+    assert [e.event_id for e in store.list()] == [
+        earlier["event_id"],
+        unknown["event_id"],
+        later["event_id"],
+    ]
+    assert [e.status for e in store.list(event_type="private_reg.status_changed")] == [
+        "done",
+        "active",
+    ]
+    assert not store.list(event_type="card.captured")[0].known_type
+
+
+def test_a_refused_delivery_stores_nothing(receiver, store):
+    good = event_body()
+    headers, raw = delivery(good)
+    tampered = httpx.post(receiver, content=raw.replace(b"done", b"dome"), headers=headers)
+    unsigned = post(receiver, event_body(), signed=False)
+    malformed = post(receiver, event_body(occurred_at="yesterday"))
+    huge = httpx.post(receiver, content=b"x" * (wh.BODY_MAX + 1), headers=headers)
+    mismatch = post(receiver, event_body(), X_Webhook_Event_Version="2")
+    assert [r.status_code for r in (tampered, unsigned, malformed, huge, mismatch)] == [
+        401,
+        401,
+        400,
+        400,
+        400,
+    ]
+    assert malformed.json()["failure_message"].startswith("occurred_at:")
+    assert store.count() == 0
+    assert httpx.get(receiver).status_code == 405
+
+
+# ---------------------------------------------------------------- the emitter
+
+
+@pytest.fixture(scope="module")
+def sandbox_url() -> Iterator[str]:
+    server = BackgroundSandbox(SandboxSettings(frozen_clock=True, demo_statement_records=0))
+    yield server.start()
+    server.stop()
+
+
+def _subscribe(sandbox_url: str, url: str, filter_text: str = "*", signed: bool = True) -> dict:
+    body: dict[str, Any] = {"url": url, "filter": filter_text}
+    if signed:
+        body["public_key_pem"] = httpx.get(f"{sandbox_url}/_sandbox/webhooks/public-key").text
+    answer = httpx.post(f"{sandbox_url}/_sandbox/webhooks/subscriptions", json=body)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def _unsubscribe_all(sandbox_url: str) -> None:
+    for each in httpx.get(f"{sandbox_url}/_sandbox/webhooks/subscriptions").json():
+        httpx.delete(f"{sandbox_url}/_sandbox/webhooks/subscriptions/{each['id']}")
+
+
+def _client(sandbox_url: str, kind: str = "PERSON", reference: str | None = "EXT-7") -> str:
+    body: dict[str, Any] = {"client_type": kind}
+    if reference is not None:
+        body["external_reference"] = reference
+    if kind == "PERSON":
+        body["person"] = person_body(88)
+    else:
+        body["company"] = company_body()
+    answer = httpx.post(
+        f"{sandbox_url}/v2/clients",
+        json=body,
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "t", "x-request-id": uuid.uuid4().hex},
+    )
+    assert answer.status_code == 200, answer.text
+    return str(answer.json()["id"])
+
+
+@pytest.fixture
+def sandbox_receiver(sandbox_url, tmp_path) -> Iterator[tuple[str, EventStore]]:
+    pem = httpx.get(f"{sandbox_url}/_sandbox/webhooks/public-key").text.encode()
+    store = open_store(tmp_path / "events.db")
+    running = BackgroundReceiver(store, load_public_key(pem))
+    url = running.start()
+    _subscribe(sandbox_url, url)
+    yield url, store
+    _unsubscribe_all(sandbox_url)
+    running.stop()
+    store.close()
+
+
+def test_registration_changes_arrive_signed_with_every_header_as_written(
+    sandbox_url, sandbox_receiver
+):
+    _url, store = sandbox_receiver
+    client_id = _client(sandbox_url)
+    advance(sandbox_url, 6)  # the review ends: inprogress -> done
+    eventually(lambda: store.count() == 1)
+    (event,) = store.list()
+    assert event.signature_verified
+    assert event.event_type == "private_reg.status_changed"
+    assert (event.status, event.data_id) == ("done", "EXT-7")
+    headers = event.headers
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    assert headers["user-agent"] == "Core-Webhooks/1.0"
+    assert headers["x-webhook-event-version"] == "1"
+    assert headers["x-webhook-message-id"] == event.event_id
+    assert uuid.UUID(event.event_id).version == 7
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}", headers["x-webhook-timestamp"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", event.occurred_at)
+    assert 0 <= int(headers["nonce"]) < 2**63
+    body = json.loads(event.body)
+    assert set(body) == {"event_id", "event_type", "resource", "action", "occurred_at", "data"}
+    # the control call moves it; the same status again is no change and sends nothing
+    for status in ("active", "active", "inprogress"):
+        httpx.post(f"{sandbox_url}/_sandbox/clients/{client_id}/status", json={"status": status})
+    eventually(lambda: store.count() == 3)
+    time.sleep(0.2)
+    assert [e.status for e in store.list()] == ["done", "active", "inprogress"]
+
+
+def test_companies_emit_corp_reg_and_data_id_is_omitted_without_a_reference(
+    sandbox_url, sandbox_receiver
+):
+    _url, store = sandbox_receiver
+    _client(sandbox_url, "COMPANY", reference="CORP-1")
+    v1 = httpx.post(  # a version 1 client has no external reference
+        f"{sandbox_url}/v1/clients",
+        json={"client_type": "PERSON", "client": person_body(89)},
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "t", "x-request-id": uuid.uuid4().hex},
+    )
+    assert v1.status_code == 200, v1.text
+    advance(sandbox_url, 6)
+    eventually(lambda: store.count() == 2)
+    by_type = {event.event_type: event for event in store.list()}
+    assert by_type["corp_reg.status_changed"].data_id == "CORP-1"
+    person = by_type["private_reg.status_changed"]
+    assert person.data_id is None and "id" not in json.loads(person.body)["data"]
+
+
+def test_each_subscription_gets_its_own_message_and_the_filter_chooses(sandbox_url, tmp_path):
+    stores = [open_store(tmp_path / f"s{index}.db") for index in range(3)]
+    receivers = [BackgroundReceiver(store) for store in stores]
+    urls = [each.start() for each in receivers]
+    try:
+        _subscribe(sandbox_url, urls[0], "*", signed=False)
+        _subscribe(sandbox_url, urls[1], "*.status_changed", signed=False)
+        _subscribe(sandbox_url, urls[2], "corp_reg.*", signed=False)
+        _client(sandbox_url)
+        advance(sandbox_url, 6)
+        eventually(lambda: stores[0].count() == 1 and stores[1].count() == 1)
+        time.sleep(0.3)
+        assert stores[2].count() == 0
+        first, second = stores[0].list()[0], stores[1].list()[0]
+        assert first.event_id != second.event_id
+        assert "x-webhook-signature" not in first.headers and not first.signature_verified
+        refused = httpx.post(
+            f"{sandbox_url}/_sandbox/webhooks/subscriptions",
+            json={"url": urls[0], "filter": "a.b.c"},
+        )
+        assert refused.status_code == 400
+    finally:
+        _unsubscribe_all(sandbox_url)
+        for each in receivers:
+            each.stop()
+        for store in stores:
+            store.close()
+
+
+# ---------------------------------------------------------------- retries
+
+
+class ScriptedReceiver:
+    """Answers each delivery with the next scripted status (or waits: "slow")."""
+
+    def __init__(self, script: list[Any]) -> None:
+        self.script = list(script)
+        self.seen: list[tuple[dict[str, str], bytes]] = []
+
+        async def receive(request: Request) -> Response:
+            self.seen.append((dict(request.headers), await request.body()))
+            step = self.script.pop(0) if self.script else 200
+            if step == "slow":
+                await asyncio.sleep(3)
+                step = 200
+            return Response("ok", status_code=step)
+
+        self._sock = bind("127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/hook"
+        app = Starlette(routes=[Route("/hook", receive, methods=["POST"])])
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._server.serve(sockets=[self._sock])), daemon=True
+        )
+        self._thread.start()
+        eventually(lambda: self._server.started)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(5)
+
+
+def _deliveries(sandbox_url: str, url: str) -> list[dict[str, Any]]:
+    found = httpx.get(f"{sandbox_url}/_sandbox/webhooks/deliveries").json()
+    return [d for d in found if d["url"] == url]
+
+
+@pytest.mark.allow_warning_logs
+def test_retries_on_500_429_408_and_timeouts_with_backoff_then_never_on_404(sandbox_url):
+    settings = {"base_seconds": 2, "exponent": 3, "max_attempts": 6, "timeout_seconds": 0.5}
+    assert httpx.post(f"{sandbox_url}/_sandbox/webhooks/settings", json=settings).json() == {
+        "base_seconds": 2.0,
+        "exponent": 3.0,
+        "max_attempts": 6,
+        "timeout_seconds": 0.5,
+    }
+    scripted = ScriptedReceiver([500, 429, 408, "slow", 503, 200])
+    try:
+        _subscribe(sandbox_url, scripted.url, signed=True)
+        _client(sandbox_url)
+        advance(sandbox_url, 5)
+        eventually(lambda: len(scripted.seen) == 1)
+        waits = [2, 6, 18, 54, 162]  # base * exponent^(attempt-1), on the sandbox's clock
+        for number, wait in enumerate(waits, start=2):
+            eventually(
+                lambda n=number: (
+                    len(_deliveries(sandbox_url, scripted.url)[0]["attempts"]) == n - 1
+                    and _deliveries(sandbox_url, scripted.url)[0]["next_try"] is not None
+                )
+            )
+            advance(sandbox_url, wait - 0.5)
+            time.sleep(0.2)
+            assert len(scripted.seen) == number - 1  # not before its time
+            advance(sandbox_url, 0.5)
+            eventually(lambda n=number: len(scripted.seen) >= n, timeout=10)
+        eventually(lambda: _deliveries(sandbox_url, scripted.url)[0]["state"] == "delivered")
+        (record,) = _deliveries(sandbox_url, scripted.url)
+        assert [a["status"] for a in record["attempts"]] == [500, 429, 408, None, 503, 200]
+        assert record["attempts"][3]["error"] == "timeout"
+        ids = {headers["x-webhook-message-id"] for headers, _ in scripted.seen}
+        bodies = {body for _, body in scripted.seen}
+        nonces = [headers["nonce"] for headers, _ in scripted.seen]
+        assert len(ids) == 1 and len(bodies) == 1 and len(set(nonces)) == len(nonces)
+    finally:
+        _unsubscribe_all(sandbox_url)
+        scripted.stop()
+    permanent = ScriptedReceiver([404])
+    try:
+        _subscribe(sandbox_url, permanent.url, signed=False)
+        _client(sandbox_url)
+        advance(sandbox_url, 5)
+        eventually(lambda: _deliveries(sandbox_url, permanent.url)[0]["state"] == "abandoned")
+        advance(sandbox_url, days=1)
+        time.sleep(0.3)
+        assert len(permanent.seen) == 1  # another 4xx is never retried
+    finally:
+        _unsubscribe_all(sandbox_url)
+        permanent.stop()
+        httpx.post(
+            f"{sandbox_url}/_sandbox/webhooks/settings",
+            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
+        )
+
+
+def test_attempts_stop_at_the_limit(sandbox_url):
+    httpx.post(
+        f"{sandbox_url}/_sandbox/webhooks/settings",
+        json={"base_seconds": 1, "exponent": 1, "max_attempts": 3, "timeout_seconds": 1},
+    )
+    failing = ScriptedReceiver([500] * 10)
+    try:
+        _subscribe(sandbox_url, failing.url, signed=False)
+        _client(sandbox_url)
+        advance(sandbox_url, 5)
+        for done in range(1, 4):
+            eventually(
+                lambda n=done: len(_deliveries(sandbox_url, failing.url)[0]["attempts"]) == n
+            )
+            advance(sandbox_url, 1)
+        eventually(lambda: _deliveries(sandbox_url, failing.url)[0]["state"] == "abandoned")
+        assert len(failing.seen) == 3
+    finally:
+        _unsubscribe_all(sandbox_url)
+        failing.stop()
+        httpx.post(
+            f"{sandbox_url}/_sandbox/webhooks/settings",
+            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
+        )
+
+
+# ---------------------------------------------------------------- kill -9
+
+
+def _serve(db: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [EXE, "webhooks", "serve", "--port", "0", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.fullmatch(r"Webhook receiver listening on (http://\S+)\n", line)
+    assert match, (line, process.stderr.read() if process.poll() is not None else "")
+    return process, match.group(1)
+
+
+def test_a_receiver_killed_mid_stream_loses_nothing_it_acknowledged(store_spec):
+    process, url = _serve(store_spec)
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def sender() -> None:
+        with httpx.Client(timeout=5) as client:
+            while not stop.is_set():
+                headers, raw = delivery(event_body(), signed=False)
+                try:
+                    answer = client.post(url, content=raw, headers=headers)
+                except httpx.HTTPError:
+                    return  # the receiver is gone
+                if answer.status_code == 200:
+                    acknowledged.append(json.loads(raw)["event_id"])
+
+    senders = [threading.Thread(target=sender) for _ in range(8)]
+    for each in senders:
+        each.start()
+    eventually(lambda: len(acknowledged) >= 50, timeout=20)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=10)
+    stop.set()
+    for each in senders:
+        each.join(10)
+    store = open_store(store_spec)
+    try:
+        stored = {e.event_id for e in store.list(limit=10_000)}
+    finally:
+        store.close()
+    assert set(acknowledged) <= stored
+    assert len(acknowledged) >= 50
+
+
+def test_the_cli_lists_what_the_receiver_stored(tmp_path):
+    db = str(tmp_path / "cli.db")
+    process, url = _serve(db)
+    try:
+        body = event_body(data_id="CLI-1")
+        assert post(url, body, signed=False).status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    listed = subprocess.run(
+        [EXE, "webhooks", "list", "--db", db, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    (line,) = listed.stdout.splitlines()
+    event = json.loads(line)
+    assert (event["event_id"], event["data_id"], event["status"]) == (
+        body["event_id"],
+        "CLI-1",
+        "done",
+    )
+    plain = subprocess.run(
+        [EXE, "webhooks", "list", "--db", db], capture_output=True, text=True, timeout=60
+    )
+    assert body["event_id"] in plain.stdout and "unsigned" in plain.stdout
