@@ -66,6 +66,7 @@ class EventStore(Protocol):
         status: str | None = None,
         limit: int = 1000,
         offset: int = 0,
+        newest_first: bool = False,
     ) -> list[Event]: ...
 
     def count(self) -> int: ...
@@ -111,6 +112,10 @@ def _filters(event_type: str | None, status: str | None, mark: str) -> tuple[str
         values.append(status)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     return where, values
+
+
+def _order(newest_first: bool) -> str:
+    return "occurred_at DESC, event_id DESC" if newest_first else "occurred_at, event_id"
 
 
 class SqliteStore:
@@ -164,11 +169,12 @@ class SqliteStore:
         status: str | None = None,
         limit: int = 1000,
         offset: int = 0,
+        newest_first: bool = False,
     ) -> list[Event]:
         where, values = _filters(event_type, status, "?")
         query = (
             f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
-            "ORDER BY occurred_at, event_id LIMIT ? OFFSET ?"
+            f"ORDER BY {_order(newest_first)} LIMIT ? OFFSET ?"
         )
         with self._lock:
             rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
@@ -226,11 +232,12 @@ class PostgresStore:
         status: str | None = None,
         limit: int = 1000,
         offset: int = 0,
+        newest_first: bool = False,
     ) -> list[Event]:
         where, values = _filters(event_type, status, "%s")
         query = (
             f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
-            "ORDER BY occurred_at, event_id LIMIT %s OFFSET %s"
+            f"ORDER BY {_order(newest_first)} LIMIT %s OFFSET %s"
         )
         with self._lock:
             rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()

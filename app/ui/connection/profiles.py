@@ -27,6 +27,7 @@ class ServerProfile:
     user: str
     ca_bundle: str = ""  # a PEM file to trust besides the system's; verification stays on
     gateway_url: str = ""  # the card gateway's address; empty: the base URL + /gateway
+    events_store: str = ""  # the webhook events: a SQLite file or a postgresql:// URL
 
     @property
     def is_sandbox(self) -> bool:
@@ -85,11 +86,19 @@ class ProfileStore:
             user=str(self._settings.value(f"{key}/user", "")),
             ca_bundle=str(self._settings.value(f"{key}/ca_bundle", "")),
             gateway_url=str(self._settings.value(f"{key}/gateway_url", "")),
+            events_store=str(self._settings.value(f"{key}/events_store", "")),
         )
 
     def save(self, profile: ServerProfile) -> None:
         key = f"profiles/{profile.name}"
-        for field in ("base_url", "partner_code", "user", "ca_bundle", "gateway_url"):
+        for field in (
+            "base_url",
+            "partner_code",
+            "user",
+            "ca_bundle",
+            "gateway_url",
+            "events_store",
+        ):
             self._settings.setValue(f"{key}/{field}", getattr(profile, field))
 
     def delete(self, name: str) -> None:

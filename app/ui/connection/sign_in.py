@@ -73,6 +73,10 @@ class SignInDialog(QDialog):
         self.base_url.setPlaceholderText("https://api.bank.example")
         self.gateway_url = QLineEdit()
         self.gateway_url.setPlaceholderText("optional: the card gateway, if not base URL/gateway")
+        self.events_store = QLineEdit()
+        self.events_store.setPlaceholderText(
+            "optional: the webhook receiver's store, a file or postgresql://…"
+        )
         self.partner_code = QLineEdit()
         self.user = QLineEdit()
         self.password = QLineEdit()
@@ -106,6 +110,7 @@ class SignInDialog(QDialog):
         form.addRow("Name:", self.name)
         form.addRow("Base URL:", self.base_url)
         form.addRow("Gateway URL:", self.gateway_url)
+        form.addRow("Events store:", self.events_store)
         form.addRow("Partner code:", self.partner_code)
         form.addRow("User:", self.user)
         form.addRow("Password:", self.password)
@@ -145,6 +150,7 @@ class SignInDialog(QDialog):
             self.name,
             self.base_url,
             self.gateway_url,
+            self.events_store,
             self.partner_code,
             self.user,
             self.ca_bundle,
@@ -157,6 +163,7 @@ class SignInDialog(QDialog):
                 self.name,
                 self.base_url,
                 self.gateway_url,
+                self.events_store,
                 self.partner_code,
                 self.user,
                 self.password,
@@ -168,6 +175,9 @@ class SignInDialog(QDialog):
         self.name.setText(profile.name)
         self.base_url.setText(profile.base_url or "started by Partner Desk")
         self.gateway_url.setText(profile.gateway_url or ("its /gateway" if sandbox else ""))
+        self.events_store.setText(
+            profile.events_store or ("received by Partner Desk itself" if sandbox else "")
+        )
         self.partner_code.setText(profile.partner_code)
         self.user.setText(profile.user)
         self.ca_bundle.setText(profile.ca_bundle)
@@ -187,6 +197,7 @@ class SignInDialog(QDialog):
             user=self.user.text().strip(),
             ca_bundle=self.ca_bundle.text().strip(),
             gateway_url=self.gateway_url.text().strip().rstrip("/"),
+            events_store=self.events_store.text().strip(),
         )
 
     def submit(self) -> None:

@@ -57,6 +57,7 @@ AREAS: tuple[AreaSpec, ...] = (
     AreaSpec("Statements", "Ctrl+4", "app.ui.statements"),
     AreaSpec("IBAN lookup", "Ctrl+5", "app.ui.iban"),
     AreaSpec("Orders", "Ctrl+6", "app.ui.orders"),
+    AreaSpec("Events", "Ctrl+7", "app.ui.events"),
 )
 
 

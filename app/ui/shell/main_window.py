@@ -244,7 +244,9 @@ class MainWindow(QMainWindow):
         from app.ui.shell.session import open_session
 
         url = await self._url_of(profile)
-        session = await open_session(profile, password, url, self._on_exchange)
+        session = await open_session(
+            profile, password, url, self._on_exchange, self.context.data_dir
+        )
         await self._start(session)
 
     async def _start(self, session: Session) -> None:

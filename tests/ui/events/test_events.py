@@ -1,0 +1,90 @@
+"""The Events area against the embedded sandbox: events arrive signed and verified with no
+set-up, their raw form and their client are shown, the sandbox's subscriptions are managed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from app.api.banking import ClientV2Create
+from app.api.models import build
+from app.sandbox.app import SandboxSettings
+from app.sandbox.server import BackgroundSandbox
+from app.ui.events import EventsArea
+from app.ui.shell.main_window import Backend, MainWindow
+from tests.conftest import advance, person_body
+from tests.ui.conftest import run_on, until
+
+
+@pytest.fixture(scope="module")
+def events_sandbox() -> Iterator[BackgroundSandbox]:
+    server = BackgroundSandbox(SandboxSettings(frozen_clock=True, demo_statement_records=0))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def window(qtbot, qloop, events_sandbox, settings) -> Iterator[MainWindow]:
+    window = MainWindow(Backend("Test sandbox", lambda: events_sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    run_on(qloop, window.connect_backend())
+    yield window
+    run_on(qloop, window.aclose())
+
+
+def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window, events_sandbox):
+    area = window.area(EventsArea)
+    window.show_area(EventsArea.NAME)
+    request = build(
+        ClientV2Create,
+        {"external_reference": "EV-1", "client_type": "PERSON", "person": person_body(91)},
+    )
+    created = run_on(qloop, window.session.banking.create_client_v2(request))
+    advance(events_sandbox.url, 6)  # the review ends: done
+    run_on(qloop, until(lambda: area.model.rowCount() >= 1, timeout=15))
+    event = area.model.events()[-1]
+    assert (event.event_type, event.status, event.data_id) == (
+        "private_reg.status_changed",
+        "done",
+        "EV-1",
+    )
+    assert area.model.data(area.model.index(area.model.rowCount() - 1, 4)) == "verified"
+    area.view.table.selectRow(area.model.rowCount() - 1)
+    raw = area.view.raw.toPlainText()
+    assert "x-webhook-signature:" in raw and event.body in raw
+    run_on(qloop, until(lambda: area.view.client.text().startswith("Client ")))
+    assert created.id in area.view.client.text() and "done" in area.view.client.text()
+    # the filters
+    area.view.status.setCurrentText("active")
+    run_on(qloop, until(lambda: area.model.rowCount() == 0))
+    area.view.status.setCurrentText("done")
+    run_on(qloop, until(lambda: area.model.rowCount() >= 1))
+    assert "stored in" in area.view.source.text()
+
+
+def test_the_sandbox_subscriptions_dialog_lists_adds_and_deletes(qtbot, qloop, window):
+    area = window.area(EventsArea)
+    window.show_area(EventsArea.NAME)
+    run_on(qloop, area.load())
+    assert area.view.subscriptions_button.isVisible()
+    area.open_subscriptions()
+    dialog = area.subscriptions_dialog
+    run_on(qloop, until(lambda: dialog.model.rowCount() >= 1))
+    receiver_url = window.session.events.receiver.url
+    assert receiver_url in [str(u) for u in dialog.rows()]
+    before = dialog.model.rowCount()
+    dialog.url.setText("http://127.0.0.1:9/hook")
+    dialog.filter.setCurrentText("corp_reg.*")
+    dialog.add_button.click()
+    run_on(qloop, until(lambda: dialog.model.rowCount() == before + 1))
+    dialog.url.setText("ftp://nowhere")
+    dialog.add_button.click()
+    run_on(qloop, until(lambda: "http or https" in dialog.problem.text()))
+    dialog.table.selectRow(dialog.rows().index("http://127.0.0.1:9/hook"))
+    dialog.delete_button.click()
+    run_on(qloop, until(lambda: dialog.model.rowCount() == before))
+    dialog.done(0)
