@@ -7,12 +7,13 @@ import json
 import sys
 from collections.abc import Callable
 
-from bench import fee, startup, statement
+from bench import fee, startup, statement, webhooks
 
 BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
     "startup_ratio": startup.run,
     "statement_100k": statement.run,
     "fee_latency": fee.run,
+    "webhooks": webhooks.run,
 }
 # each figure's name leads to the benchmark that measures it
 ALIASES = {
@@ -21,6 +22,8 @@ ALIASES = {
     "statement_100k_peak_rss_mb": "statement_100k",
     "fee_latency_p95_ms": "fee_latency",
     "fee_latency_p50_ms": "fee_latency",
+    "webhook_events_per_s": "webhooks",
+    "webhook_ack_p99_ms": "webhooks",
 }
 
 

@@ -62,7 +62,10 @@ class OrdersArea:
         self.taxes_dialog: TaxesDialog | None = None
         self.customers_dialog: CustomersDialog | None = None
         self._shown = False
-        self._shown_count = 0  # orders shown so far: an answer older than the last is dropped
+        # every question about an order gets a ticket; an answer older than the one shown
+        # for that order (a smaller ticket) is dropped
+        self._tickets = 0
+        self._shown_ticket: dict[str, int] = {}
         self.model = OrdersModel(self._page, context.tasks, view)
         view.table.setModel(self.model)
         header = view.table.horizontalHeader()
@@ -136,8 +139,8 @@ class OrdersArea:
 
     def _chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         order = self.model.data(current, ItemRole) if current.isValid() else None
-        if order is not None:
-            self.show_order(order)
+        if order is not None:  # the list's copy: no newer than what was asked before
+            self.show_order(order, ticket=self._shown_ticket.get(order.id, 0))
 
     def look_up(self) -> None:
         order_id = self.view.order_id.text().strip()
@@ -145,10 +148,14 @@ class OrdersArea:
         if problem:
             self._presenter.show(InvalidInput("Order ID", problem))
             return
-        self._tasks.spawn(self.reload(order_id, remember=True))
+        self._tasks.spawn(self.reload(order_id, remember=True, select=True))
 
-    async def reload(self, order_id: str, *, remember: bool = False) -> None:
-        shown_before = self._shown_count
+    def _ticket(self) -> int:
+        self._tickets += 1
+        return self._tickets
+
+    async def reload(self, order_id: str, *, remember: bool = False, select: bool = False) -> None:
+        ticket = self._ticket()
         try:
             order = await self._context.gateway.get_order(order_id)
         except ApiError as exc:
@@ -156,17 +163,18 @@ class OrdersArea:
             return
         if remember:
             self.journal.remember(order.id)
-        if self._shown_count != shown_before:
-            # something was shown meanwhile: the user's newer choice keeps the detail, and
-            # an answer about the order shown then is older than what is shown
-            if self.current is None or self.current.id != order.id:
-                self.model.show_order(order)
-            return
-        self.show_order(order, select=True)
+        if ticket < self._shown_ticket.get(order.id, 0):
+            return  # a newer answer about this order is shown already
+        if select or (self.current is not None and self.current.id == order.id):
+            self.show_order(order, select=select, ticket=ticket)
+        else:  # the user is looking at another order: only its row is updated
+            self._shown_ticket[order.id] = ticket
+            self.model.show_order(order)
 
-    def show_order(self, order: Order, *, select: bool = False) -> None:
-        """The order in the list (updated or added) and in the detail."""
-        self._shown_count += 1
+    def show_order(self, order: Order, *, select: bool = False, ticket: int | None = None) -> None:
+        """The order in the list (updated or added) and in the detail. ``ticket``: the question
+        it answers (None: an answer just received, newer than any question asked before)."""
+        self._shown_ticket[order.id] = ticket if ticket is not None else self._ticket()
         self.current = order
         self.model.show_order(order)
         if select:
