@@ -17,6 +17,7 @@ import datetime as dt
 import email.utils
 import ipaddress
 import logging
+import socket
 import ssl
 import time
 import zlib
@@ -178,10 +179,16 @@ class Transport:
         # the server's clock minus ours, from the Date header of its last answer
         self.server_offset = dt.timedelta(0)
         step = profile.bounds.step_timeout
+        tls = _tls_context(profile.verify)
+        if transport is None:
+            # a request's head and body leave together, not one delayed ACK (~40 ms) apart
+            transport = httpx.AsyncHTTPTransport(
+                verify=tls, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+            )
         self._client = httpx.AsyncClient(
             base_url=api_root(profile.base_url),
             auth=httpx.BasicAuth(profile.user, profile.password),
-            verify=_tls_context(profile.verify),
+            verify=tls,
             timeout=httpx.Timeout(step, connect=min(step, 5.0)),
             transport=transport,
             follow_redirects=False,

@@ -160,6 +160,9 @@ def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # no Nagle delay: an answer written in two pieces (head, body) would otherwise wait for
+    # the sender's delayed ACK, about 40 ms each (accepted sockets inherit it on Linux)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(512)
     sock.setblocking(False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -28,4 +29,26 @@ class ReadOnlyTableModel(QAbstractTableModel):
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.columns[section]
+        return None
+
+
+class RowsModel(ReadOnlyTableModel):
+    """A small read-only table of text rows."""
+
+    def __init__(self, columns: tuple[str, ...], parent: Any = None) -> None:
+        super().__init__(parent)
+        self.columns = columns
+        self._rows: list[tuple[str, ...]] = []
+
+    def set_rows(self, rows: Sequence[tuple[str, ...]]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if index.isValid() and role == Qt.ItemDataRole.DisplayRole:
+            return self._rows[index.row()][index.column()]
         return None

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ApiError
 from app.core import webhooks as wh
+from app.ui.common.table_model import RowsModel
 from app.ui.events.model import WIDTHS, EventRole, EventsModel
-from app.ui.orders.taxes_customers import RowsModel
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:

@@ -3,8 +3,8 @@ masked) of the card gateway."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
@@ -24,34 +24,12 @@ from PySide6.QtWidgets import (
 from app.api.action import ActionKey
 from app.api.errors import ApiError
 from app.ui.common.form import FormRows
-from app.ui.common.table_model import Index, ReadOnlyTableModel
+from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import show_rows
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
     from app.api.gateway import Customer, Tax
-
-
-class RowsModel(ReadOnlyTableModel):
-    """A small read-only table of text rows."""
-
-    def __init__(self, columns: tuple[str, ...], parent: Any = None) -> None:
-        super().__init__(parent)
-        self.columns = columns
-        self._rows: list[tuple[str, ...]] = []
-
-    def set_rows(self, rows: Sequence[tuple[str, ...]]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
-
-    def row_count(self) -> int:
-        return len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if index.isValid() and role == Qt.ItemDataRole.DisplayRole:
-            return self._rows[index.row()][index.column()]
-        return None
 
 
 def _table(model: RowsModel, rows: int) -> QTableView:
