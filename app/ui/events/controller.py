@@ -167,6 +167,9 @@ class EventsArea:
             return
         finally:
             self._loading = False
+        if source is not self.source:
+            self.refresh()  # signed in elsewhere meanwhile: read the new source
+            return
         chosen = self.chosen()
         if self.model.show(events):
             self._select(chosen.event_id if chosen is not None else None)

@@ -88,3 +88,37 @@ def test_the_sandbox_subscriptions_dialog_lists_adds_and_deletes(qtbot, qloop, w
     dialog.delete_button.click()
     run_on(qloop, until(lambda: dialog.model.rowCount() == before))
     dialog.done(0)
+
+
+def test_connected_to_a_server_the_area_reads_the_profiles_store(
+    qtbot, qloop, window, events_sandbox, tmp_path
+):
+    import datetime as dt
+
+    from app.ui.connection.profiles import ServerProfile
+    from app.webhooks.delivery import check
+    from app.webhooks.store import open_store
+    from tests.webhook_helpers import delivery, event_body
+
+    store_file = tmp_path / "team-events.db"
+    store = open_store(store_file)
+    headers, raw = delivery(event_body(data_id="TEAM-1", status="active"), signed=False)
+    event = check({k.lower(): v for k, v in headers.items()}, raw, None, dt.datetime.now(dt.UTC))
+    store.add([event])
+    store.close()
+    profile = ServerProfile(
+        name="Team",
+        base_url=events_sandbox.url,
+        partner_code="PD",
+        user="demo",
+        events_store=str(store_file),
+    )
+    run_on(qloop, window.use_profile(profile, "demo"))
+    area = window.area(EventsArea)
+    window.show_area(EventsArea.NAME)
+    area.refresh()
+    run_on(qloop, until(lambda: area.model.rowCount() == 1))
+    assert [e.data_id for e in area.model.events()] == ["TEAM-1"]
+    assert area.model.data(area.model.index(0, 4)) == "not signed"
+    assert not area.view.subscriptions_button.isVisible()
+    assert str(store_file) in area.view.source.text()
