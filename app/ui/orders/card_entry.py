@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -29,7 +29,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
-from app.ui.orders.model import money
+from app.ui.orders.model import STATUS_TEXT, money
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
 
@@ -121,8 +121,9 @@ class CardEntryDialog(QDialog):
         self.cvv = SecretLineEdit()
         self.cvv.setEchoMode(QLineEdit.EchoMode.Password)
         self.cvv.setMaxLength(4)
-        label = "CVV (not needed: MOTO)" if self.moto else "CVV"
+        label = "CVV (not used: MOTO)" if self.moto else "CVV"
         self.form.add("cvv", label, self.cvv, name="cvv")
+        self.cvv.setEnabled(not self.moto)  # a phone order has no card in hand: no code
         self.by_merchant = QCheckBox("Saved by the merchant (merchant-side saving or follow-up)")
         self.by_merchant.setObjectName("byMerchant")
         self.scenario = QComboBox()
@@ -230,6 +231,12 @@ class CardEntryDialog(QDialog):
         return problems, notes
 
     def refresh(self) -> None:
+        if self.paid is not None:  # done: nothing is left to correct
+            self.form.show({}, {})
+            self.pay_button.setEnabled(False)
+            self.pay_button.setToolTip("Paid")
+            self.reason.setText("")
+            return
         problems, notes = self.problems()
         reason = self.form.show(problems, notes)
         sending = self._task is not None and not self._task.done()
@@ -322,12 +329,13 @@ class CardEntryDialog(QDialog):
         except ApiError as exc:
             self.action.settle(exc)
             self._presenter.show(exc)
-            self.refresh()
+            QTimer.singleShot(0, self.refresh)  # once this task is over: Pay again is offered
             return
         self.action.settle(None)
         self.paid = paid
         self._forget_card()
-        self.status.setText(f"Order {paid.id}: {paid.status}, card {self.masked_paid(paid)}.")
+        status = STATUS_TEXT.get(paid.status, paid.status)
+        self.status.setText(f"Order {paid.id}: {status}, card {self.masked_paid(paid)}.")
         self._context.events.order_changed.emit(paid.id)
         self.refresh()
 

@@ -89,13 +89,14 @@ class OrdersArea:
         for action, button in detail.action_buttons.items():
             button.clicked.connect(lambda _checked=False, a=action: self.start(a))
         context.events.order_changed.connect(self._order_changed)
+        if context.session is not None:
+            self.show_orders()
         shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.new_order)
 
     def signed_in(self) -> None:
-        if self._shown:
-            self.refresh()
+        self.refresh()  # the list shows at once, as the other areas do
 
     def refresh(self) -> None:
         """F5: the list again, and the order shown as it is now."""
@@ -176,7 +177,10 @@ class OrdersArea:
         it answers (None: an answer just received, newer than any question asked before)."""
         self._shown_ticket[order.id] = ticket if ticket is not None else self._ticket()
         self.current = order
+        before = self.model.rowCount()
         self.model.show_order(order)
+        if self.model.rowCount() != before:
+            self._loaded(self.model.rowCount())
         if select:
             for row, known in enumerate(self.model.items()):
                 if known.id == order.id:
@@ -200,8 +204,18 @@ class OrdersArea:
         if order is None:
             return
         url = order.checkout_url if which == "checkout" else order.three_ds_url
-        if url:
-            QDesktopServices.openUrl(QUrl(url))  # the system browser
+        if url and not QDesktopServices.openUrl(QUrl(url)):  # the system browser
+            box = QMessageBox(
+                QMessageBox.Icon.Information,
+                "No browser",
+                "No browser could be opened on this computer. Open this address in one:\n" + url,
+                QMessageBox.StandardButton.Ok,
+                self.view,
+            )
+            box.setTextFormat(Qt.TextFormat.PlainText)
+            box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            box.finished.connect(box.deleteLater)
+            box.open()
 
     def _copy_id(self) -> None:
         if self.current is not None:
@@ -364,6 +378,8 @@ class OrdersArea:
             return
         amount = dialog.value()
         moved = dialog.chosen_amount()
+        if amount == remaining:
+            amount = None  # all that remains: a full refund
         what = "in full" if amount is None else "in part"
         text = f"Refund {money(moved, currency)} {what} to the cardholder?"
         if amount is not None:

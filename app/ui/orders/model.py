@@ -35,15 +35,15 @@ ID, STATUS, SCENARIO, AMOUNT, RESERVED, CAPTURED, REFUNDED, CURRENCY, CREATED, E
     len(COLUMNS)
 )
 WIDTHS = {
-    ID: 285,
-    STATUS: 130,
-    SCENARIO: 100,
-    AMOUNT: 95,
-    RESERVED: 95,
-    CAPTURED: 95,
-    REFUNDED: 95,
+    ID: 255,
+    STATUS: 110,
+    SCENARIO: 90,
+    AMOUNT: 80,
+    RESERVED: 80,
+    CAPTURED: 80,
+    REFUNDED: 80,
     CURRENCY: 65,
-    CREATED: 140,
+    CREATED: 125,
 }
 
 #: the status in words, and its colour (never colour alone)

@@ -698,6 +698,14 @@ class OrderDialog(QDialog):
             reason = _conflict_with(chosen | {item}, item, saved_as)
             box.setEnabled(not reason)
             box.setToolTip(reason)
+        saving_model = self.saving.model()
+        assert isinstance(saving_model, QStandardItemModel)
+        for index, choice in enumerate(SAVING_CHOICES):
+            as_saved = choice if choice in ("one-click", "automatic", "recurring") else None
+            reason = _conflict_with(chosen | {Item.PMS}, Item.PMS, as_saved)
+            entry = saving_model.item(index)
+            entry.setEnabled(not reason or self.saving.currentIndex() == index)
+            entry.setToolTip(reason)
         model = self.scenario.model()
         assert isinstance(model, QStandardItemModel)
         current = self.scenario_items()
@@ -749,11 +757,19 @@ class OrderDialog(QDialog):
             for name in ("address", "zip_code"):
                 if not self.text(f"client.{name}"):
                     problems[f"client.{name}"] = "Required for AVS"
+        if Item.AF in chosen:  # all at once, not one per try
+            for name in ("first_name", "last_name", "address", "city", "country"):
+                if not self.text(f"client.{name}"):
+                    problems[f"client.{name}"] = "Required for Account Funding"
+            if not self.text("client.state"):
+                # the gateway asks for it with cards issued in Canada and the USA, which the
+                # sandbox's test cards are: asked for here, before the card is taken
+                problems["client.state"] = "Required for Account Funding (cards of CA, US)"
         try:
             build(OrderCreate, body)
         except InvalidInput as exc:
             for field, problem in exc.problems.items():
-                text = "Required" if problem == "Field required" else problem
+                text = friendly(field, problem)
                 if field in self.inputs or field.startswith(("products.", "travel_data.")):
                     problems.setdefault(field, text)
                 elif not general:
@@ -788,18 +804,26 @@ class OrderDialog(QDialog):
         self.general_problem.setText(general)
         self._show_total()
         count = len(problems) + (1 if general else 0)
+        names = [self._label(key) for key in problems]
+        if general:
+            names.append(general)
         reason = (
-            ""
-            if not count
-            else (
-                f"{count} thing{'s' if count != 1 else ''} to correct first"
-                + (f": {general}" if general and count == 1 else "")
-            )
+            f"{count} thing{'s' if count != 1 else ''} to correct first: {'; '.join(names)}"
+            if count
+            else ""
         )
         sending = self._task is not None and not self._task.done()
         self.create_button.setEnabled(not count and not sending and self.created is None)
         self.create_button.setToolTip(reason)
         self.reason.setText(reason)
+
+    def _label(self, key: str) -> str:
+        rows = self._rows_of.get(key)
+        if rows is not None and key in rows.rows:
+            return rows.rows[key].label
+        if key.startswith("products."):
+            return f"product {int(key.split('.')[1]) + 1} {key.rsplit('.', 1)[1]}"
+        return key.rsplit(".", 1)[-1].replace("_", " ")
 
     @property
     def _tried(self) -> bool:
@@ -917,6 +941,38 @@ class OrderDialog(QDialog):
             self.discard.finished.connect(lambda _r: setattr(self, "discard", None))
             return
         super().reject()
+
+
+_SHAPES = {
+    "country": "two capital letters, e.g. LT",
+    "language": "two lower-case letters, e.g. lt",
+    "ticket_issue_date": "6 digits, yymmdd",
+    "departure_airport": "three capital letters, e.g. VNO",
+    "destination_airport": "three capital letters, e.g. RIX",
+    "carrier_code": "two capital letters or digits, e.g. BT",
+    "zip_code": "letters, digits, spaces and dashes",
+    "region": "up to 3 capital letters or digits",
+    "state": "up to 3 capital letters or digits",
+    "original_client": "a customer id (a UUID)",
+    "recurring_card": "a saved card's token (a UUID)",
+    "email": "an e-mail address",
+}
+
+
+def friendly(field: str, problem: str) -> str:
+    """A validation message in the words of the form."""
+    name = field.rsplit(".", 1)[-1]
+    if problem in ("Field required", "String should have at least 1 character"):
+        return "Required"
+    if problem.startswith("String should match pattern"):
+        if name.endswith("_date"):
+            return "8 digits, yyyymmdd"
+        return _SHAPES.get(name, "not in the expected form")
+    if problem.startswith("String should have at most"):
+        return "at most " + problem.removeprefix("String should have at most ")
+    if problem.startswith("Input should be a valid date"):
+        return "a date yyyy-mm-dd"
+    return problem
 
 
 def _conflict_with(items: set[Item] | frozenset[Item], item: Item, saved_as: str | None) -> str:

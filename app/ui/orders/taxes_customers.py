@@ -92,10 +92,9 @@ class TaxesDialog(QDialog):
             build(TaxCreate, self.request())
             problems: dict[str, str] = {}
         except ApiError as exc:
+            request = self.request()
             problems = {
-                key: "Required"
-                if text.startswith(("String should have at least", "Field"))
-                else text
+                key: "Required" if not request.get(key) else text
                 for key, text in getattr(exc, "problems", {}).items()
             }
         reason = self.form.show(problems)
@@ -126,11 +125,13 @@ class TaxesDialog(QDialog):
             self._context.presenter.show(exc)
             return
         self.action = ActionKey()  # the next tax is another action
-        self.status.setText(f"Tax {tax.name} ({tax.percent}%) created")
         self.name.clear()
         self.percent.clear()
         self.form.touched.clear()
+        self.form.tried = False
+        self.refresh()
         await self.load()
+        self.status.setText(f"Tax {tax.name} ({tax.percent}%) created")
 
 
 class CustomersDialog(QDialog):

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -34,6 +35,23 @@ from app.ui.orders.rules import ACTIONS, Action, Offer
 if TYPE_CHECKING:
     from app.api.gateway import Order
 
+#: the history's events in words (a release is not a charge)
+EVENT_TEXT = {
+    "created": "Created",
+    "three_ds_required": "3DS asked",
+    "three_ds_authenticated": "3DS passed",
+    "three_ds_failed": "3DS failed",
+    "declined": "Declined",
+    "charged": "Charged",
+    "authorized": "Reserved",
+    "verified": "Verified",
+    "captured": "Captured",
+    "released": "Released",
+    "expired": "Expired",
+    "refunded": "Refunded",
+    "reversed": "Reversed",
+    "card_saved": "Card saved",
+}
 ACTION_TITLES: dict[Action, str] = {
     "pay": "Take card payment…",
     "capture": "Capture…",
@@ -85,13 +103,12 @@ class OrderDetail(QWidget):
             links.addWidget(button)
         links.addStretch(1)
         self.action_buttons: dict[Action, QPushButton] = {}
-        actions = QHBoxLayout()
-        for action in ACTIONS:
+        actions = QGridLayout()  # two rows: the pane stays narrow enough beside the list
+        for index, action in enumerate(ACTIONS):
             button = QPushButton(ACTION_TITLES[action])
             button.setObjectName(f"action:{action}")
             self.action_buttons[action] = button
-            actions.addWidget(button)
-        actions.addStretch(1)
+            actions.addWidget(button, index // 3, index % 3)
         self.reasons = QLabel("")
         self.reasons.setObjectName("actionReasons")
         self.reasons.setWordWrap(True)
@@ -140,11 +157,11 @@ class OrderDetail(QWidget):
         reserved = money(order.amount_reserved, currency)
         if order.reserved_until is not None and order.amount_reserved > 0:
             left = (order.reserved_until - now).total_seconds() / 86400
-            days = (
-                f"{int(left)} day{'s' if int(left) != 1 else ''} left"
-                if left >= 1
-                else ("less than a day left" if left > 0 else "ended")
-            )
+            whole = round(left)  # a hold made a minute ago has its 7 days left
+            if left >= 1:
+                days = f"{whole} day{'s' if whole != 1 else ''} left"
+            else:
+                days = "less than a day left" if left > 0 else "ended"
             reserved += f", until {when(order.reserved_until)} UTC ({days})"
         self.fields["reserved"].setText(reserved)
         self.fields["captured"].setText(money(order.amount_captured, currency))
@@ -167,10 +184,8 @@ class OrderDetail(QWidget):
         self.fields["cof"].setText(order.cof_trace_id or "—")
         for entry in order.history:
             amount = f"  {money(entry.amount, currency)}" if entry.amount is not None else ""
-            self.history.addItem(
-                f"{when(entry.at)}  {STATUS_TEXT.get(entry.status, entry.status)}{amount}"
-                f" — {entry.message}"
-            )
+            event = EVENT_TEXT.get(entry.event, entry.event)
+            self.history.addItem(f"{when(entry.at)}  {event}{amount} — {entry.message}")
         self.checkout_button.setEnabled(order.status == "new")
         self.three_ds_button.setEnabled(order.three_ds_url is not None)
         self.copy_button.setEnabled(True)
@@ -179,7 +194,7 @@ class OrderDetail(QWidget):
             offer = offers.get(action, Offer(action, "Unknown"))
             button.setEnabled(offer.allowed)
             button.setToolTip(offer.reason)
-            if not offer.allowed and action != "pay":
+            if not offer.allowed:
                 reasons.append(f"{ACTION_TITLES[action].rstrip('…')}: {offer.reason}")
         self.reasons.setText("\n".join(reasons))
 
@@ -218,6 +233,8 @@ class OrdersView(QWidget):
         self.detail = OrderDetail()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        # the detail wraps to the pane's width: no sideways scrolling that hides its labels
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.detail)
         scroll.setMinimumWidth(430)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)

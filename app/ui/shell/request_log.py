@@ -95,8 +95,9 @@ class RequestLogDock(QDockWidget):
             (LATENCY, 90),
         ):
             header.resizeSection(column, width)
-        header.setSectionResizeMode(PATH, QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        # the path tells a payment from a capture or a refund: it takes the room left
+        header.setSectionResizeMode(PATH, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         self.setWidget(self.view)
         self.model.rowsInserted.connect(self._follow)
         copy = QShortcut(QKeySequence.StandardKey.Copy, self.view)
