@@ -8,10 +8,12 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from app.webhooks.store import EventStore
+
+T = TypeVar("T")
 
 EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
@@ -28,7 +30,15 @@ def _parser() -> argparse.ArgumentParser:
         description="Partner Desk: the desktop client of the Partner Banking API. "
         "Without a command it opens the window against the embedded sandbox.",
     )
+    from app.core.resources import version
+
+    parser.add_argument("--version", action="version", version=f"partner-desk {version()}")
     commands = parser.add_subparsers(dest="command")
+    commands.add_parser(
+        "selftest",
+        help="start the embedded sandbox, sign in and run one call of each kind (support's check "
+        "of an installation)",
+    )
     sandbox = commands.add_parser("sandbox", help="run the embedded sandbox in the foreground")
     sandbox.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")
     sandbox.add_argument("--host", default="127.0.0.1")
@@ -92,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _sandbox(args.port, args.host, args.settle_seconds)
     if args.command == "iban":
         return _iban(" ".join(args.iban), args.base_url, args.deadline)
+    if args.command == "selftest":
+        return _selftest()
     if args.command == "gateway":
         return _gateway_order(args.order_id, args.base_url, args.user)
     if args.command == "webhooks" and args.webhooks_command == "serve":
@@ -284,6 +296,109 @@ async def _print_order(order_id: str, base_url: str, user: str, password: str) -
             f"{printable(entry.message, 300)}"
         )
     return 0
+
+
+def _selftest() -> int:
+    """One line per check, exit 0 when every one passed."""
+    import asyncio
+    import time
+
+    from app.sandbox.app import SandboxSettings
+    from app.sandbox.server import BackgroundSandbox
+
+    started = time.perf_counter()
+    sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=1000))
+    try:
+        url = sandbox.start()
+    except Exception as exc:  # said, never a traceback
+        print(f"FAIL sandbox       the embedded sandbox did not start: {exc}")
+        return EXIT_API_FAILURE
+    print(f"ok   sandbox       started at {url} in {time.perf_counter() - started:.1f} s")
+    try:
+        return asyncio.run(_selftest_calls(url))
+    finally:
+        sandbox.stop()
+
+
+async def _selftest_calls(url: str) -> int:
+    import datetime as dt
+    import time
+    from collections.abc import Awaitable
+
+    from app.api import banking as m
+    from app.api.banking import BankingClient
+    from app.api.errors import ApiError
+    from app.api.transport import Profile, Transport
+    from app.core.money import format_minor
+
+    client = BankingClient(
+        Transport(
+            Profile(
+                base_url=url,
+                user="demo",
+                password="demo",  # noqa: S106 - the embedded sandbox's published demo password
+                partner_code="selftest",
+            )
+        )
+    )
+    failed = 0
+
+    async def check(name: str, call: Awaitable[T], describe: Callable[[T], str]) -> T | None:
+        nonlocal failed
+        clock = time.perf_counter()
+        try:
+            result = await call
+        except ApiError as exc:
+            failed += 1
+            print(f"FAIL {name:<13} {exc}")
+            return None
+        ms = (time.perf_counter() - clock) * 1000
+        print(f"ok   {name:<13} {describe(result)} ({ms:.0f} ms)")
+        return result
+
+    try:
+        await check("health", client.healthcheck(), lambda _r: "the API answers")
+        await check(
+            "iban",
+            client.iban_check("DE89370400440532013000"),
+            lambda r: f"DE89 3704 0044 0532 0130 00 is {getattr(r, 'bic', '?')}",
+        )
+        clients = await check(
+            "clients",
+            client.list_clients(limit=5),
+            lambda r: f"{len(r)} clients listed",
+        )
+        accounts = await check(
+            "accounts",
+            client.list_accounts("C0000001"),
+            lambda r: f"the demo person's accounts: {len(r)}",
+        )
+        if accounts:
+            account = accounts[0]
+            today = dt.date.today()
+            await check(
+                "statement",
+                client.get_statement("C0000001", account.id, today - dt.timedelta(days=30), today),
+                lambda r: "a month of the demo account read",
+            )
+            await check(
+                "fee",
+                client.sepa_fee(
+                    account.id,
+                    m.SepaFeeParameters(amount=10_000, recipient_iban="DE89370400440532013000"),
+                ),
+                lambda r: (
+                    "a SEPA transfer of EUR 100.00 costs "
+                    + format_minor(r.fee.amount, r.fee.currency, with_code=True)
+                ),
+            )
+        elif clients is not None:
+            failed += 1
+            print("FAIL statement     no demo account to read")
+    finally:
+        await client.aclose()
+    print("All checks passed" if not failed else f"{failed} check(s) failed")
+    return 0 if not failed else EXIT_API_FAILURE
 
 
 def _open_store(db: str | None) -> EventStore:

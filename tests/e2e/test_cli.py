@@ -322,3 +322,32 @@ def test_gateway_order_from_the_environment_address(sandbox_url):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1] == "Status     charged"
+
+
+def _project_version() -> str:
+    import tomllib
+
+    with open(Path(__file__).parents[2] / "pyproject.toml", "rb") as handle:
+        return str(tomllib.load(handle)["project"]["version"])
+
+
+def test_version_is_the_projects():
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout == f"partner-desk {_project_version()}\n"
+
+
+def test_selftest_runs_one_call_of_each_kind_and_passes():
+    result = run_cli("selftest")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[:2] for line in lines[:-1]] == [
+        ["ok", "sandbox"],
+        ["ok", "health"],
+        ["ok", "iban"],
+        ["ok", "clients"],
+        ["ok", "accounts"],
+        ["ok", "statement"],
+        ["ok", "fee"],
+    ]
+    assert lines[-1] == "All checks passed"

@@ -9,13 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
     QMainWindow,
+    QMessageBox,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -144,6 +145,35 @@ class MainWindow(QMainWindow):
         sign_in = QAction("Sign in…", self)
         sign_in.triggered.connect(lambda: self.open_sign_in())
         connection_menu.addAction(sign_in)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("About Partner Desk", self)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
+        self.about_box: QMessageBox | None = None
+        # the version is read once the window shows: the metadata lookup costs start-up time
+        QTimer.singleShot(0, self._title_with_version)
+
+    def _title_with_version(self) -> None:
+        from app.core.resources import version
+
+        self.setWindowTitle(f"Partner Desk {version()}")
+
+    def show_about(self) -> None:
+        from app.core.resources import version
+
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "About Partner Desk",
+            f"Partner Desk {version()}\n\nThe desktop client of the Partner Banking API and the "
+            "Card Payment Gateway, with an embedded sandbox of both.",
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.setObjectName("aboutBox")
+        self.about_box = box
+        box.finished.connect(lambda _r: setattr(self, "about_box", None))
+        box.open()
 
     # -- areas
 

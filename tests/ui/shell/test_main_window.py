@@ -135,3 +135,21 @@ def test_an_invalid_iban_clears_the_previous_bank_data(qtbot, qloop, sandbox, se
     view.input.setText("DE89 3704 0044 0532 0130 01")
     assert all(label.text() == "—" for label in view.fields.values())
     run_on(qloop, window.aclose())
+
+
+def test_the_title_and_the_about_box_carry_the_version(qtbot, qloop, sandbox, settings):
+    import tomllib
+    from pathlib import Path
+
+    from app.ui.shell.main_window import Backend, MainWindow
+    from tests.ui.conftest import run_on, until
+
+    with open(Path(__file__).parents[3] / "pyproject.toml", "rb") as handle:
+        expected = tomllib.load(handle)["project"]["version"]
+    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    run_on(qloop, until(lambda: window.windowTitle() == f"Partner Desk {expected}"))
+    window.show_about()
+    assert window.about_box is not None and f"Partner Desk {expected}" in window.about_box.text()
+    window.about_box.done(0)
