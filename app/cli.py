@@ -408,6 +408,7 @@ def _open_store(db: str | None) -> EventStore:
 
 
 def _webhooks_serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
+    import logging
     from pathlib import Path
 
     from app.webhooks.receiver import serve_forever
@@ -417,6 +418,8 @@ def _webhooks_serve(host: str, port: int, public_key: str | None, db: str | None
     if not 0 <= port <= 65535:
         print(f"partner-desk webhooks: --port must be from 0 to 65535, not {port}", file=sys.stderr)
         return EXIT_INVALID_INPUT
+    # a headless service says what it does on stderr: unknown types, store failures
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     key = None
     if public_key is not None:
         try:

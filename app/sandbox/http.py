@@ -295,6 +295,15 @@ def _refuse_constant(name: str) -> None:
     raise Refusal(f"The body is not valid JSON: {name} is not a JSON number")
 
 
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:  # which one counts would be a guess: refused
+            raise Refusal(f"The body is not valid JSON: {key[:40]!r} appears twice in one object")
+        found[key] = value
+    return found
+
+
 def parse_json(raw: bytes) -> Any:
     """A JSON body, checked: numbers with a fraction or exponent become Decimal (never float,
     so 100.0 is not an integer), NaN and Infinity are refused, depth and text are checked."""
@@ -303,7 +312,12 @@ def parse_json(raw: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise Refusal(f"The body is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     try:
-        parsed = json.loads(text, parse_float=Decimal, parse_constant=_refuse_constant)
+        parsed = json.loads(
+            text,
+            parse_float=Decimal,
+            parse_constant=_refuse_constant,
+            object_pairs_hook=_refuse_duplicate_keys,
+        )
     except RecursionError:
         raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep") from None
     except (ValueError, UnicodeDecodeError) as exc:

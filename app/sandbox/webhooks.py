@@ -202,6 +202,19 @@ class Emitter:
             error = "timeout"
         except httpx.HTTPError as exc:
             error = f"network: {type(exc).__name__}"
+        except Exception as exc:  # an address that cannot be used: recorded, not retried
+            error = f"failed: {type(exc).__name__}: {str(exc)[:100]}"
+            delivery.attempts.append(
+                {
+                    "at": wh.occurred_at(self.scheduler.clock.now()),
+                    "nonce": str(nonce),
+                    "status": None,
+                    "error": error,
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                }
+            )
+            delivery.state, delivery.next_try = "abandoned", None
+            return
         delivery.attempts.append(
             {
                 "at": wh.occurred_at(self.scheduler.clock.now()),
@@ -234,11 +247,12 @@ class Emitter:
         url, filter_text = body.get("url"), body.get("filter", "*")
         if not isinstance(url, str) or not url or len(url) > URL_MAX:
             raise Refusal(f"url: is required, at most {URL_MAX} characters")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise Refusal("url: must be an http or https address")
-        if not isinstance(filter_text, str) or (problem := wh.check_filter(filter_text)):
-            raise Refusal(f"filter: {problem or 'must be a string'}")
+        _check_url(url)
+        if not isinstance(filter_text, str):
+            raise Refusal("filter: must be a string")
+        problem = wh.check_filter(filter_text)
+        if problem:
+            raise Refusal(f"filter: {problem}")
         pem = body.get("public_key_pem")
         if pem is not None and (not isinstance(pem, str) or pem.strip() != self.public_pem.strip()):
             raise Refusal(
@@ -250,6 +264,25 @@ class Emitter:
         subscription = Subscription(str(uuid7()), url, filter_text, signed=pem is not None)
         self.subscriptions[subscription.id] = subscription
         return subscription
+
+
+def _check_url(url: str) -> None:
+    """An address deliveries can go to: http(s), a host, a port that is one, no spaces or
+    control characters, and no user or password (deliveries carry no credentials)."""
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        raise Refusal("url: must not hold spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):
+        raise Refusal("url: is not a valid address (its host or port cannot be read)") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Refusal("url: must be an http or https address")
+    if port == 0:
+        raise Refusal("url: the port must be from 1 to 65535")
+    if parts.username is not None or parts.password is not None:
+        raise Refusal("url: must not carry a user or password: deliveries carry no credentials")
 
 
 # ---------------------------------------------------------------- control calls

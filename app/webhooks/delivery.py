@@ -107,14 +107,22 @@ def check(
         raise Rejected(400, "Content-Type: must be application/json")
     try:
         text = raw.decode("utf-8")
-        body = json.loads(text)
+        body = json.loads(
+            text,
+            object_pairs_hook=_no_duplicate_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite,
+        )
+    except _NotJson as exc:
+        raise Rejected(400, f"The body is not JSON: {exc}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Rejected(400, f"The body is not UTF-8 JSON: {str(exc)[:120]}") from None
     if not isinstance(body, dict):
         raise Rejected(400, "The body must be a JSON object")
+    _check_text(body)
     event_id = _text(body, "event_id", 36)
-    if not wh.UUID.fullmatch(event_id):
-        raise Rejected(400, "event_id: must be a UUID in lower-case hex")
+    if not wh.UUID.fullmatch(event_id) or event_id[14] != "7" or event_id[19] not in "89ab":
+        raise Rejected(400, "event_id: must be a UUID version 7 in lower-case hex")
     event_type = _text(body, "event_type", wh.TYPE_MAX)
     resource = _text(body, "resource", wh.TYPE_MAX)
     action = _text(body, "action", wh.TYPE_MAX)
@@ -151,6 +159,49 @@ def check(
         known_type=known,
         received_at=wh.occurred_at(received),
     )
+
+
+class _NotJson(ValueError):
+    """Text json.loads would take that JSON does not allow, or cannot mean one thing."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:  # two parsers could read two different events: refused
+            raise _NotJson(f"the key {key[:40]!r} appears twice in one object")
+        found[key] = value
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NotJson(f"{text[:40]} is too large a number")
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(value: Any, where: str = "body") -> None:
+    """Every text valid Unicode (a lone surrogate, which JSON can escape, cannot be stored)."""
+    pending = [(value, where)]
+    while pending:
+        item, at = pending.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            raise Rejected(400, f"{at}: is not valid Unicode text (a lone surrogate)")
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if _SURROGATE.search(key):
+                    raise Rejected(400, f"{at}: a property name is not valid Unicode text")
+                pending.append((child, f"{at}.{key}" if at != "body" else key))
+        elif isinstance(item, list):
+            pending.extend((child, f"{at}.{index}") for index, child in enumerate(item))
 
 
 def _real_time(text: str) -> bool:

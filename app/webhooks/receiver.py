@@ -25,12 +25,16 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from app.core import webhooks as wh
+from app.core.serving import GuardedH11Protocol, bind
 from app.webhooks.delivery import Event, Rejected, check
 from app.webhooks.store import EventStore
 
 log = logging.getLogger("partner_desk.webhooks")
 
 PATH = "/webhooks"
+HEAD_SECONDS = 10.0  # a request head arrives within this, or the connection is closed
+BODY_SECONDS = 10.0  # and its body within this, or it is refused
+MAX_CONNECTIONS = 512  # past this, the longest-waiting connection without a request goes
 BATCH = 256  # events committed in one transaction at most
 
 
@@ -69,11 +73,19 @@ class Writer:
                     batch.append(item)
             try:
                 results: list[Any] = list(self.store.add([event for event, _, _ in batch]))
-            except Exception as exc:  # not committed: no sender is told it was stored
-                log.exception("the event store failed")
-                results = [exc] * len(batch)
+            except Exception:
+                # not committed: each event alone, so one that cannot be stored does not
+                # take the others with it
+                results = [self._alone(event) for event, _, _ in batch]
             for (_event, outcome, loop), result in zip(batch, results, strict=True):
                 loop.call_soon_threadsafe(_settle, outcome, result)
+
+    def _alone(self, event: Event) -> Any:
+        try:
+            return self.store.add([event])[0]
+        except Exception as exc:  # not committed: its sender is not told it was stored
+            log.exception("the event store failed for %s", event.event_id)
+            return exc
 
 
 def _settle(outcome: asyncio.Future[bool], result: Any) -> None:
@@ -101,13 +113,16 @@ async def _read(request: Request) -> bytes:
         raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
     parts, size = [], 0
     try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > wh.BODY_MAX:
-                raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
-            parts.append(chunk)
+        async with asyncio.timeout(BODY_SECONDS):  # a slow or stalled body is not waited for
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > wh.BODY_MAX:
+                    raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
+                parts.append(chunk)
     except ClientDisconnect:
         raise Rejected(400, "The body was cut off") from None
+    except TimeoutError:
+        raise Rejected(400, f"The body did not arrive within {BODY_SECONDS:g} s") from None
     return b"".join(parts)
 
 
@@ -156,32 +171,28 @@ def create_app(store: EventStore, key: rsa.RSAPublicKey | None) -> Starlette:
     )
 
 
-def bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # no Nagle delay: an answer written in two pieces (head, body) would otherwise wait for
-    # the sender's delayed ACK, about 40 ms each (accepted sockets inherit it on Linux)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(512)
-    sock.setblocking(False)
-    return sock
-
-
 def _url(host: str, sock: socket.socket) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{sock.getsockname()[1]}{PATH}"
 
 
-def _server(store: EventStore, key: rsa.RSAPublicKey | None) -> uvicorn.Server:
+def _server(
+    store: EventStore, key: rsa.RSAPublicKey | None, head_seconds: float = HEAD_SECONDS
+) -> uvicorn.Server:
+    protocol = type(
+        "ReceiverH11Protocol",
+        (GuardedH11Protocol,),
+        {"head_seconds": head_seconds, "max_connections": MAX_CONNECTIONS},
+    )
     config = uvicorn.Config(
         create_app(store, key),
         log_level="warning",
         access_log=False,
         lifespan="on",
+        http=protocol,
         timeout_keep_alive=30,
-        limit_concurrency=1024,
+        # requests at once; connections are bounded by the protocol above
+        limit_concurrency=2 * MAX_CONNECTIONS,
     )
     return uvicorn.Server(config)
 
@@ -220,11 +231,12 @@ class BackgroundReceiver:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        head_seconds: float = HEAD_SECONDS,
     ) -> None:
         self.store = store
         self._sock = bind(host, port)
         self.url = _url(host, self._sock)
-        self._server = _server(store, key)
+        self._server = _server(store, key, head_seconds)
         self._thread = threading.Thread(target=self._run, name="webhook-receiver", daemon=True)
         self._ready = threading.Event()
 

@@ -478,3 +478,49 @@ def test_the_cli_lists_what_the_receiver_stored(tmp_path):
         [EXE, "webhooks", "list", "--db", db], capture_output=True, text=True, timeout=60
     )
     assert body["event_id"] in plain.stdout and "unsigned" in plain.stdout
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"url": "http://a/", "filter": None}, "filter: must be a string"),
+        ({"url": "http://a/", "filter": ["*"]}, "filter: must be a string"),
+        ({"url": "http://[::1"}, "url: is not a valid address"),
+        ({"url": "http://127.0.0.1:99999/x"}, "url: is not a valid address"),
+        ({"url": "http://127.0.0.1:abc/x"}, "url: is not a valid address"),
+        ({"url": "http://127.0.0.1:8199/x\r\nX-Evil: 1"}, "spaces or control characters"),
+        ({"url": "http://a b/x"}, "spaces or control characters"),
+        ({"url": "http://u:p@127.0.0.1:8199/x"}, "must not carry a user or password"),
+        ({"url": "ftp://a/"}, "http or https"),
+    ],
+)
+def test_a_subscription_to_an_unusable_address_is_refused(sandbox_url, body, message):
+    answer = httpx.post(f"{sandbox_url}/_sandbox/webhooks/subscriptions", json=body)
+    assert answer.status_code == 400
+    assert message in answer.json()["failure_message"]
+
+
+def test_duplicate_keys_in_a_sandbox_body_are_refused(sandbox_url):
+    answer = httpx.post(
+        f"{sandbox_url}/_sandbox/webhooks/subscriptions",
+        content=b'{"url": "http://a/", "url": "http://b/"}',
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status_code == 400 and "appears twice" in answer.json()["failure_message"]
+
+
+def test_a_stalled_request_is_cut_off_and_others_are_served(store):
+    import socket
+
+    running = BackgroundReceiver(store, head_seconds=0.5)
+    url = running.start()
+    try:
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        stalled = socket.create_connection((host, int(port)))
+        stalled.sendall(b"POST /webhooks HTTP/1.1\r\nHost: x\r\n")
+        stalled.settimeout(5)
+        assert stalled.recv(100) == b""  # closed by the receiver, not left hanging
+        stalled.close()
+        assert post(url, event_body(), signed=False).status_code == 200
+    finally:
+        running.stop()

@@ -106,3 +106,63 @@ def test_timestamp_formats_and_filters():
     assert not wh.filter_matches("private_reg.status_changed", "corp_reg.status_changed")
     for bad in ("", "**", "a.b.c", "Corp.*", "*.*x", "a b"):
         assert wh.check_filter(bad) is not None, bad
+
+
+@pytest.mark.parametrize(
+    ("raw_body", "reason"),
+    [
+        (b'{"a": NaN}', "NaN is not a JSON number"),
+        (b'{"a": -Infinity}', "is not a JSON number"),
+        (b'{"a": 1e999}', "too large a number"),
+        (b'{"event_id": "x", "event_id": "y"}', "appears twice"),
+        (b'{"data": {"id": "\\ud800"}}', "not valid Unicode"),
+    ],
+)
+def test_what_json_does_not_allow_or_cannot_mean_one_thing_is_refused(raw_body, reason):
+    head, raw = delivery(raw_body, signed=False)
+    with pytest.raises(Rejected) as error:
+        check(lower(head), raw, None, NOW)
+    assert error.value.status == 400 and reason in error.value.reason
+
+
+def test_event_id_must_be_a_version_7_uuid():
+    body = event_body(event_id="00000000-0000-0000-0000-000000000000")
+    head, raw = delivery(body, signed=False)
+    with pytest.raises(Rejected) as error:
+        check(lower(head), raw, None, NOW)
+    assert "version 7" in error.value.reason
+
+
+@pytest.mark.allow_warning_logs
+def test_a_surrogate_in_a_batch_never_takes_the_others_down():
+    import asyncio
+
+    from app.webhooks.receiver import Writer
+
+    class Picky:
+        def __init__(self):
+            self.stored = []
+
+        def add(self, events):
+            if any(e.data_id == "bad" for e in events):
+                raise UnicodeEncodeError("utf-8", "x", 0, 1, "surrogates not allowed")
+            self.stored.extend(e.event_id for e in events)
+            return [True] * len(events)
+
+    store = Picky()
+    writer = Writer(store)
+
+    def event(data_id):
+        head, raw = delivery(event_body(data_id=data_id), signed=False)
+        return check(lower(head), raw, None, NOW)
+
+    events = [event("ok-1"), event("bad"), event("ok-2")]
+
+    async def send_all():
+        return await asyncio.gather(*(writer.add(e) for e in events), return_exceptions=True)
+
+    results = asyncio.run(send_all())
+    writer.close()
+    assert results[0] is True and results[2] is True
+    assert isinstance(results[1], UnicodeEncodeError)
+    assert sorted(store.stored) == sorted([events[0].event_id, events[2].event_id])

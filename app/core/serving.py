@@ -1,0 +1,76 @@
+"""The HTTP/1.1 serving guard both of the project's servers use — the embedded sandbox and
+the webhook receiver, which may import nothing of the project but app.core. It is the one
+piece of network code in core: it holds no domain, only the bounds every server here needs
+(a request head within so many seconds, so many connections, no Nagle delay)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket for a server on this loop: no Nagle delay, non-blocking."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # no Nagle delay: an answer written in pieces would wait for the client's delayed ACK,
+    # about 40 ms a request (accepted sockets inherit the option on Linux)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, bounded: one that sends no whole request head in
+    ``head_seconds`` is closed (uvicorn times out only the idle time after an answer), and
+    past ``max_connections`` the oldest connection waiting for a head makes room, so idle or
+    half-open connections cannot use up the sandbox's files and keep others out."""
+
+    head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
+    max_connections = 256  # past this, the longest-idle connection without a request goes
+    _head_timer: asyncio.TimerHandle | None = None
+    _armed_at = 0.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+        if len(self.connections) > self.max_connections:
+            waiting = [
+                other
+                for other in self.connections
+                if isinstance(other, GuardedH11Protocol)
+                and other is not self
+                and other.conn.their_state == h11.IDLE
+                and not other.transport.is_closing()  # not one already on its way out
+            ]
+            if waiting:
+                min(waiting, key=lambda other: other._armed_at)._close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        self._armed_at = self.loop.time()
+        self._head_timer = self.loop.call_later(self.head_seconds, self._head_expired)
+
+    def _head_expired(self) -> None:
+        if self.conn.their_state == h11.IDLE:  # still no whole request head
+            self._close()
+
+    def _close(self) -> None:
+        if not self.transport.is_closing():
+            self.transport.close()
