@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench sandbox clean
+.PHONY: run test lint bench sandbox clean package package-test icons
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,19 @@ sandbox: $(STAMP)
 	$(BIN)/partner-desk sandbox --port 8080
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist
+
+# the frozen app (packaging/partner-desk.spec), in dist/; on Linux also the archive
+package: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[package]'
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build packaging/partner-desk.spec
+	$(BIN)/python packaging/archive.py
+
+package-test: package
+	$(BIN)/python packaging/smoke_test.py
+
+icons: $(STAMP)
+	$(BIN)/python packaging/make_icons.py
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench

@@ -75,6 +75,12 @@ def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") ->
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Partner Desk")
+    app.setDesktopFileName("partner-desk")  # the menu entry's icon and name on Linux
+    from PySide6.QtGui import QIcon
+
+    from app.core.resources import ICONS
+
+    app.setWindowIcon(QIcon(str(ICONS / "partner-desk-256.png")))
     app.setOrganizationName("PartnerDesk")
     window = MainWindow(Backend(name, start_backend))
     install_excepthook(app, window.presenter)
