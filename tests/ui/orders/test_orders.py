@@ -520,3 +520,63 @@ def test_a_saving_choice_the_matrix_forbids_is_not_offered(qtbot, qloop, window)
     assert not offered["recurring"]
     assert "only when saved as one-click or automatic" in model.item(2).toolTip()
     dialog.done(0)
+
+
+def test_one_click_and_automatic_follow_ups_from_the_windows(qtbot, qloop, window):
+    area = orders(window)
+    # a customer whose card is saved for one-click, then one saved for automatic charges
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="follow@ex.lt")
+    dialog.new_customer_button.click()
+    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    customer_id = dialog.text("client.original_client")
+    dialog.capability_boxes[Item.PMS].setChecked(True)
+    dialog.saving.setCurrentText("one-click")
+    dialog.refresh()
+    create(qloop, area, dialog)
+    pay_with_card(qloop, area, "378282246310005", cvv="1234")
+    assert area.current.cof_trace_id
+    # One-Click: the saved card is offered masked; the cardholder types the CVV
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="follow@ex.lt")
+    dialog.set_text("client.original_client", customer_id)
+    dialog.choose_scenario("One-Click")
+    dialog.refresh()
+    one_click = create(qloop, area, dialog)
+    assert one_click.capabilities == ["one_click"]
+    detail = area.view.detail
+    assert not detail.action_buttons["charge"].isEnabled()
+    detail.action_buttons["pay"].click()
+    run_on(qloop, until(lambda: area.card_dialog is not None and area.card_dialog.isVisible()))
+    card = area.card_dialog
+    assert card.card_choice.currentText() == "American Express •••• 0005"
+    card.refresh()
+    assert not card.pay_button.isEnabled() and card.reason.text().endswith("CVV")
+    card.cvv.setText("1234")
+    card.refresh()
+    card.pay_button.click()
+    answer(qloop, card, "confirmation")
+    run_on(qloop, until(lambda: card.paid is not None))
+    card.done(0)
+    run_on(qloop, until(lambda: area.current.status == "charged"))
+    assert detail.fields["card"].text() == "amex •••• 0005"
+    # Recurring (Automatic): a card saved for automatic use, charged from the detail
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="follow@ex.lt")
+    dialog.set_text("client.original_client", customer_id)
+    dialog.capability_boxes[Item.PMS].setChecked(True)
+    dialog.saving.setCurrentText("automatic")
+    dialog.refresh()
+    create(qloop, area, dialog)
+    pay_with_card(qloop, area, "5555555555554444")
+    dialog = open_form(qloop, area)
+    fill_basic(dialog, email="follow@ex.lt")
+    dialog.set_text("client.original_client", customer_id)
+    dialog.choose_scenario("Recurring (Automatic)")
+    dialog.refresh()
+    automatic = create(qloop, area, dialog)
+    assert automatic.capabilities == ["recurring_automatic"]
+    detail.action_buttons["charge"].click()
+    answer(qloop, area, "confirmation")
+    run_on(qloop, until(lambda: area.current.status == "charged"))
+    assert detail.fields["card"].text() == "mastercard •••• 4444"
