@@ -24,15 +24,25 @@ GATEWAY_URL_ENV = "PARTNER_DESK_GATEWAY_URL"
 LOCAL_GATEWAY = "http://127.0.0.1:8080/gateway"  # partner-desk sandbox's default port
 
 
+class _PrintVersion(argparse.Action):
+    """--version, read from the package's metadata only when asked (a faster start)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from app.core.resources import version
+
+        print(f"partner-desk {version()}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="partner-desk",
         description="Partner Desk: the desktop client of the Partner Banking API. "
         "Without a command it opens the window against the embedded sandbox.",
     )
-    from app.core.resources import version
-
-    parser.add_argument("--version", action="version", version=f"partner-desk {version()}")
+    parser.add_argument(
+        "--version", action=_PrintVersion, nargs=0, help="print the version and exit"
+    )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
         "selftest",

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -151,8 +151,6 @@ class MainWindow(QMainWindow):
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
         self.about_box: QMessageBox | None = None
-        # the version is read once the window shows: the metadata lookup costs start-up time
-        QTimer.singleShot(0, self._title_with_version)
 
     def _title_with_version(self) -> None:
         from app.core.resources import version
@@ -242,6 +240,8 @@ class MainWindow(QMainWindow):
     async def connect_backend(self) -> None:
         """Sign in with the last profile: the embedded sandbox at once, a server through the
         sign-in dialog (its password from the keyring)."""
+        # the version is read once the window shows: the metadata lookup costs start-up time
+        self._title_with_version()
         if self.profiles.last != SANDBOX:
             self.open_sign_in()
             return

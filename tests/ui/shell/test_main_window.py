@@ -142,14 +142,16 @@ def test_the_title_and_the_about_box_carry_the_version(qtbot, qloop, sandbox, se
     from pathlib import Path
 
     from app.ui.shell.main_window import Backend, MainWindow
-    from tests.ui.conftest import run_on, until
+    from tests.ui.conftest import run_on
 
     with open(Path(__file__).parents[3] / "pyproject.toml", "rb") as handle:
         expected = tomllib.load(handle)["project"]["version"]
     window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
     qtbot.addWidget(window)
     window.show()
-    run_on(qloop, until(lambda: window.windowTitle() == f"Partner Desk {expected}"))
+    run_on(qloop, window.connect_backend())
+    assert window.windowTitle() == f"Partner Desk {expected}"
     window.show_about()
     assert window.about_box is not None and f"Partner Desk {expected}" in window.about_box.text()
     window.about_box.done(0)
+    run_on(qloop, window.aclose())
