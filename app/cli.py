@@ -104,10 +104,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        return _gui()  # it installs the redaction once its window shows (a faster start)
     from app.core import redaction
 
     redaction.install()  # no card number or security code in any log record
-    args = _parser().parse_args(argv)
     if args.command == "sandbox":
         return _sandbox(args.port, args.host, args.settle_seconds)
     if args.command == "iban":

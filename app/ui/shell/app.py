@@ -12,7 +12,6 @@ from types import TracebackType
 from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.core import redaction
 from app.ui.shell.errors import ErrorPresenter
 from app.ui.shell.event_loop import adopt_async_generators
 from app.ui.shell.main_window import Backend, MainWindow
@@ -67,7 +66,6 @@ class FirstPaintReporter(QObject):
 
 
 def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") -> int:
-    redaction.install()  # no card number or security code in any log record
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # our transport logs each exchange once, with its x-request-id; httpx would repeat it
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -91,6 +89,10 @@ def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") ->
     window.show()
     # paint the window before the async machinery is even imported: a faster start
     app.processEvents()
+    # nothing has logged card data before the first paint; from here on, nothing can
+    from app.core import redaction
+
+    redaction.install()
     import asyncio
 
     import qasync
