@@ -10,8 +10,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox
 
 from app.api.errors import ApiError
-from app.ui.clients.attachment import AttachmentDialog
-from app.ui.clients.dialog import ClientDialog
 from app.ui.clients.model import CLIENT_WIDTHS, ClientRole, ClientsModel
 from app.ui.clients.view import ClientsView
 from app.ui.shell.areas import AreaContext
@@ -20,6 +18,8 @@ if TYPE_CHECKING:
     import asyncio
 
     from app.api.banking import ClientV2, NaceCodeEntry
+    from app.ui.clients.attachment import AttachmentDialog
+    from app.ui.clients.dialog import ClientDialog
 
 
 class ClientsArea:
@@ -132,6 +132,8 @@ class ClientsArea:
         client = self.selected()
         if client is None:
             return None
+        from app.ui.clients.attachment import AttachmentDialog  # when first used: a faster start
+
         dialog = AttachmentDialog(self._context, client, self.view)
         dialog.finished.connect(lambda _result: self._uploaded(dialog))
         self.upload_dialog = dialog
@@ -164,6 +166,8 @@ class ClientsArea:
             details = client.company if kind == "company" else client.person
             assert details is not None
             original = details.model_dump(mode="json", exclude_none=True)
+
+        from app.ui.clients.dialog import ClientDialog  # when first used: a faster start
 
         dialog = ClientDialog(
             kind,
