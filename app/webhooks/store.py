@@ -118,7 +118,43 @@ def _order(newest_first: bool) -> str:
     return "occurred_at DESC, event_id DESC" if newest_first else "occurred_at, event_id"
 
 
-class SqliteStore:
+class _SqlStore:
+    """What both stores share: listing, counting and closing over a DB-API connection whose
+    placeholder is ``_mark``."""
+
+    _mark = "?"
+    _db: Any
+    _lock: threading.Lock
+
+    def list(
+        self,
+        *,
+        event_type: str | None = None,
+        status: str | None = None,
+        limit: int = 1000,
+        offset: int = 0,
+        newest_first: bool = False,
+    ) -> list[Event]:
+        where, values = _filters(event_type, status, self._mark)
+        query = (
+            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
+            f"ORDER BY {_order(newest_first)} LIMIT {self._mark} OFFSET {self._mark}"
+        )
+        with self._lock:
+            rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
+        return [_event(row) for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT count(*) FROM webhook_events").fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class SqliteStore(_SqlStore):
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
@@ -162,35 +198,10 @@ class SqliteStore:
                 raise
         return results
 
-    def list(
-        self,
-        *,
-        event_type: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-        offset: int = 0,
-        newest_first: bool = False,
-    ) -> list[Event]:
-        where, values = _filters(event_type, status, "?")
-        query = (
-            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
-            f"ORDER BY {_order(newest_first)} LIMIT ? OFFSET ?"
-        )
-        with self._lock:
-            rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
-        return [_event(row) for row in rows]
 
-    def count(self) -> int:
-        with self._lock:
-            (count,) = self._db.execute("SELECT count(*) FROM webhook_events").fetchone()
-        return int(count)
+class PostgresStore(_SqlStore):
+    _mark = "%s"
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
-class PostgresStore:
     def __init__(self, url: str) -> None:
         import psycopg
 
@@ -224,33 +235,6 @@ class PostgresStore:
                 row = self._db.execute(insert, _row(event)).fetchone()
                 results.append(bool(row and row[0]))
         return results
-
-    def list(
-        self,
-        *,
-        event_type: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-        offset: int = 0,
-        newest_first: bool = False,
-    ) -> list[Event]:
-        where, values = _filters(event_type, status, "%s")
-        query = (
-            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
-            f"ORDER BY {_order(newest_first)} LIMIT %s OFFSET %s"
-        )
-        with self._lock:
-            rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
-        return [_event(row) for row in rows]
-
-    def count(self) -> int:
-        with self._lock:
-            row = self._db.execute("SELECT count(*) FROM webhook_events").fetchone()
-        return int(row[0]) if row else 0
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
 
 def open_store(spec: str | Path) -> EventStore:

@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
-from app.api.banking._base import contract_error, many, one, page, segment
+from app.api.banking._base import Operations, many, one, page, segment
 from app.api.errors import InvalidInput
 from app.api.gateway.models import (
     Customer,
@@ -40,33 +40,10 @@ def gateway_transport(
     return Transport(profile, retry=retry, partner_code=False, **options)
 
 
-class GatewayClient:
+class GatewayClient(Operations):
     """The card gateway of one connection profile (``base_url`` is the gateway's, such as
-    https://gateway.bank.example or the sandbox's http://127.0.0.1:8080/gateway)."""
-
-    def __init__(self, transport: Transport) -> None:
-        self.transport = transport
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
-
-    async def _call(
-        self,
-        adapter: TypeAdapter[T],
-        method: str,
-        path: str,
-        *,
-        body: Any = None,
-        params: dict[str, str | int] | None = None,
-        request_id: str | None = None,
-    ) -> T:
-        answer = await self.transport.request(
-            method, path, json_body=body, params=params, request_id=request_id
-        )
-        try:
-            return adapter.validate_json(answer.content)
-        except ValidationError as exc:
-            raise contract_error(exc, method, path, answer.request_id) from None
+    https://gateway.bank.example or the sandbox's http://127.0.0.1:8080/gateway); the same
+    call plumbing as the banking API's operations."""
 
     # -- customers and taxes
 

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.limits import CLIENT_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.widgets import row_table
 
 
 class ClientsView(QWidget):
@@ -37,15 +35,7 @@ class ClientsView(QWidget):
         self.upload.setEnabled(False)
         self.status = QLabel("")
         self.status.setObjectName("clientsStatus")
-        self.table = QTableView()
-        self.table.setObjectName("clientsTable")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table = row_table("clientsTable")
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.new_person)

@@ -18,3 +18,20 @@ def show_rows(table: QTableView, rows: int) -> None:
     header = table.horizontalHeader().sizeHint().height()
     height = header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth()
     table.setMinimumHeight(height + 2)
+
+
+def row_table(name: str) -> QTableView:
+    """A read-only table of rows as every list of the desk shows them: one row chosen at a
+    time, alternating colours, no row numbers, fixed row heights (fast with many rows)."""
+    from PySide6.QtWidgets import QAbstractItemView, QHeaderView
+
+    table = QTableView()
+    table.setObjectName(name)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    table.verticalHeader().setDefaultSectionSize(22)
+    return table

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.api.errors import ApiError
 from app.core import webhooks as wh
 from app.ui.common.table_model import RowsModel
+from app.ui.common.widgets import row_table
 from app.ui.events.model import WIDTHS, EventRole, EventsModel
 from app.ui.shell.areas import AreaContext
 
@@ -60,15 +60,7 @@ class EventsView(QWidget):
         self.source = QLabel("")
         self.source.setObjectName("eventsSource")
         self.source.setWordWrap(True)
-        self.table = QTableView()
-        self.table.setObjectName("eventsTable")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table = row_table("eventsTable")
         self.client = QLabel("Choose an event to read its client back.")
         self.client.setObjectName("eventClient")
         self.client.setWordWrap(True)

@@ -31,7 +31,7 @@ from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
 from app.ui.orders.model import STATUS_TEXT, money
 from app.ui.shell.areas import AreaContext
-from app.ui.shell.dialogs import opened
+from app.ui.shell.dialogs import confirmed as confirmed_by_user
 
 if TYPE_CHECKING:
     import asyncio
@@ -296,22 +296,13 @@ class CardEntryDialog(QDialog):
         except InvalidInput as exc:
             self._presenter.show(exc)
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        confirmed = await confirmed_by_user(
+            self,
+            self,
             "Take the payment?",
             f"Pay {money(self.order.amount, self.order.currency)} for order {self.order.id} "
             f"with the card {self.masked()}?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        self.confirmation = box
-        try:
-            confirmed = await opened(box) == QMessageBox.StandardButton.Yes
-        finally:
-            self.confirmation = None
-            box.deleteLater()
         if confirmed:
             await self._pay(payment)
         del payment  # the card data goes with it, as far as Python lets go

@@ -31,7 +31,7 @@ from app.ui.orders.rules import Action, offers
 from app.ui.orders.taxes_customers import CustomersDialog, TaxesDialog
 from app.ui.orders.view import OrdersView
 from app.ui.shell.areas import AreaContext
-from app.ui.shell.dialogs import opened
+from app.ui.shell.dialogs import confirmed, opened
 
 if TYPE_CHECKING:
     from app.api.gateway import Order
@@ -291,21 +291,7 @@ class OrdersArea:
         self._tasks.spawn(starters[action](order))
 
     async def _confirm(self, title: str, text: str) -> bool:
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            title,
-            text,
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self.view,
-        )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        self.confirmation = box
-        try:
-            return await opened(box) == QMessageBox.StandardButton.Yes
-        finally:
-            self.confirmation = None
-            box.deleteLater()
+        return await confirmed(self, self.view, title, text)
 
     async def _amount(self, dialog: AmountDialog) -> bool:
         self.amount_dialog = dialog

@@ -43,7 +43,7 @@ from app.ui.common.form import (
     ask_before_discarding,
 )
 from app.ui.shell.areas import AreaContext
-from app.ui.shell.dialogs import opened
+from app.ui.shell.dialogs import confirmed as confirmed_by_user
 
 if TYPE_CHECKING:
     import asyncio
@@ -873,21 +873,7 @@ class OrderDialog(QDialog):
         except InvalidInput as exc:
             self._presenter.show(exc)
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Create the order?",
-            self.summary(),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
-        )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        self.confirmation = box
-        try:
-            confirmed = await opened(box) == QMessageBox.StandardButton.Yes
-        finally:
-            self.confirmation = None
-            box.deleteLater()
+        confirmed = await confirmed_by_user(self, self, "Create the order?", self.summary())
         if confirmed:
             await self._send(request)
 

@@ -9,18 +9,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -28,7 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.gateway.matrix import BY_CODE, NAMES
 from app.core.limits import ORDER_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
-from app.ui.common.widgets import fit_placeholder
+from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.orders.model import STATUS_COLOUR, STATUS_TEXT, money, scenario_name, when
 from app.ui.orders.rules import ACTIONS, Action, Offer
 
@@ -221,15 +218,7 @@ class OrdersView(QWidget):
         self.show_button.setObjectName("showOrders")
         self.status = QLabel("Show orders to list the gateway's orders.")
         self.status.setObjectName("ordersStatus")
-        self.table = QTableView()
-        self.table.setObjectName("ordersTable")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table = row_table("ordersTable")
         self.detail = OrderDetail()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

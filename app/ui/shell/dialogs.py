@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QWidget
 
 
 async def opened(dialog: QDialog) -> int:
@@ -18,3 +18,26 @@ async def opened(dialog: QDialog) -> int:
     dialog.finished.connect(finished)
     dialog.open()
     return await result
+
+
+async def confirmed(owner: object, parent: QWidget, title: str, text: str) -> bool:
+    """Ask Yes/No (No by default, the text shown as plain text); the box is ``owner``'s
+    ``confirmation`` while it is open, so a test can answer it. True for Yes."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        title,
+        text,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        parent,
+    )
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    owner.confirmation = box  # type: ignore[attr-defined]
+    try:
+        return await opened(box) == QMessageBox.StandardButton.Yes
+    finally:
+        owner.confirmation = None  # type: ignore[attr-defined]
+        box.deleteLater()

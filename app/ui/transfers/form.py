@@ -48,7 +48,7 @@ from app.ui.common.form import (
     ask_before_discarding,
 )
 from app.ui.shell.areas import AreaContext
-from app.ui.shell.dialogs import opened
+from app.ui.shell.dialogs import confirmed as confirmed_by_user
 from app.ui.transfers.model import KIND_TITLES, KINDS, STATUS_TEXT, Kind, list_transfers
 
 if TYPE_CHECKING:
@@ -642,21 +642,7 @@ class TransferDialog(QDialog):
         except InvalidInput as exc:
             self._presenter.show(exc)
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Send the transfer?",
-            self.summary(),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
-        )
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        self.confirmation = box
-        try:
-            confirmed = await opened(box) == QMessageBox.StandardButton.Yes
-        finally:
-            self.confirmation = None
-            box.deleteLater()
+        confirmed = await confirmed_by_user(self, self, "Send the transfer?", self.summary())
         if confirmed:
             await self._send(kind, request)
 

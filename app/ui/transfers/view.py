@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QTabBar,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -18,7 +15,7 @@ from PySide6.QtWidgets import (
 from app.core.limits import TRANSFER_FILTER_FIELDS
 from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.filter_builder import FilterBuilder
-from app.ui.common.widgets import fit_placeholder
+from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.transfers.model import KIND_TITLES, KINDS
 
 
@@ -48,15 +45,7 @@ class TransfersView(QWidget):
         self.export_button.setEnabled(False)
         self.status = QLabel("Choose a client and an account, then Show transfers.")
         self.status.setObjectName("transfersStatus")
-        self.table = QTableView()
-        self.table.setObjectName("transfersTable")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table = row_table("transfersTable")
 
         who = QHBoxLayout()
         who.addWidget(self.chooser, 1)
