@@ -24,6 +24,8 @@ class SandboxSettings:
     settle_seconds: float = 2.0  # a SEPA or world transfer stays inprogress this long
     review_seconds: float = 5.0  # a new client's registration stays inprogress this long
     demo_statement_records: int = 100_000
+    # the demo person's second account: generated while sent, so it costs nothing until read
+    demo_busy_statement_records: int = 1_000_000
     frozen_clock: bool = False  # time moves only by POST /_sandbox/clock (tests)
     head_seconds: float = 10.0  # a connection sends a whole request head in this time
     max_connections: int = 256  # open connections; the longest idle one makes room
@@ -37,6 +39,7 @@ def new_state(settings: SandboxSettings) -> SandboxState:
         settle_seconds=settings.settle_seconds,
         review_seconds=settings.review_seconds,
         demo_statement_records=settings.demo_statement_records,
+        demo_busy_statement_records=settings.demo_busy_statement_records,
     )
     gateway.install(state)
     webhooks.install(state)

@@ -16,10 +16,11 @@ def install(
     settle_seconds: float,
     review_seconds: float,
     demo_statement_records: int,
+    demo_busy_statement_records: int,
 ) -> Bank:
     """A seeded bank, in the sandbox's state."""
     bank = Bank(state.scheduler, settle_seconds=settle_seconds, review_seconds=review_seconds)
-    seed(bank, demo_statement_records)
+    seed(bank, demo_statement_records, demo_busy_statement_records)
     state.services[Bank] = bank
     return bank
 

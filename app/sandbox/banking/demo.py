@@ -1,12 +1,13 @@
-"""Seeded demo data: persons, a company, and a demo account with 100,000 statement records."""
+"""Seeded demo data: persons, a company, and the demo person's two accounts with generated
+statements: 100,000 records, and a busy one of 1,000,000."""
 
 from __future__ import annotations
 
 import datetime as dt
-import random
-from typing import Any, Literal
+from typing import Any
 
-from app.sandbox.banking.ledger import Movement
+from app.sandbox.banking.history import CURRENCY, DemoHistory
+from app.sandbox.banking.ledger import Ledger, Movement
 from app.sandbox.banking.state import Bank, Client
 
 DEMO_PERSON_ID = "C0000001"
@@ -25,22 +26,6 @@ _LAST = [
     "Rossi",
     "Dubois",
 ]
-_COUNTERPARTIES = [
-    ("Maxima LT UAB", "LT121000011101001000"),
-    ("Telia Lietuva AB", "LT647300010002455512"),
-    ("Ignitis UAB", "LT027044060005331119"),
-    ("Bolt Operations OÜ", "EE382200221020145685"),
-    ("Wolt Enterprises Oy", "FI2112345600000785"),
-    ("Landlord J. Petraitis", "LT601010012345678901"),
-    ("Employer Baltic Widgets UAB", "LT797300010112345678"),
-    ("Amazon EU S.à r.l.", "LU280019400644750000"),
-]
-_DESCRIPTIONS = {
-    "card": ["Card payment", "Groceries", "Fuel", "Online order"],
-    "sepa": ["Invoice 2024-{n}", "Rent", "Utilities", "Phone bill"],
-    "internal": ["Savings", "Pocket money"],
-    "interest": ["Interest"],
-}
 
 
 def person(index: int, created: dt.date) -> dict[str, Any]:
@@ -86,7 +71,9 @@ def company() -> dict[str, Any]:
     }
 
 
-def seed(bank: Bank, statement_records: int) -> None:
+def seed(bank: Bank, statement_records: int, busy_statement_records: int = 0) -> None:
+    """The demo clients; the demo person's first account holds ``statement_records``
+    generated movements over two years, its second ``busy_statement_records``."""
     today = bank.now().date()
     since = today - dt.timedelta(days=730)
 
@@ -110,49 +97,15 @@ def seed(bank: Bank, statement_records: int) -> None:
     account = bank.open_account(demo, opened=since)
     account.commit()
     bank.open_account(corp, opened=since).commit()
-    _fill_statement(bank, account.value.id, since, today, statement_records)
+    _add_history(bank.accounts[account.value.id].ledger, since, today, statement_records, 20240101)
+    if busy_statement_records:
+        busy = bank.open_account(demo, opened=since)
+        busy.commit()
+        ledger = bank.accounts[busy.value.id].ledger
+        _add_history(ledger, since, today, busy_statement_records, 20260101)
 
 
-def _fill_statement(
-    bank: Bank, account_id: str, since: dt.date, until: dt.date, count: int
-) -> None:
-    rng = random.Random(20240101)  # noqa: S311 - demo data, not security
-    ledger = bank.accounts[account_id].ledger
-    days = max((until - since).days, 1)
+def _add_history(ledger: Ledger, since: dt.date, until: dt.date, count: int, seed: int) -> None:
     ledger.book(Movement(since, "opening", "credit", 50_000_000, "EUR", "Demo opening balance"))
-    for n in range(count):
-        day = since + dt.timedelta(days=n * days // max(count, 1))
-        roll = rng.random()
-        if roll < 0.05:
-            name, iban = _COUNTERPARTIES[6]
-            amount = rng.randint(150_000, 400_000)
-            ledger.book(
-                Movement(day, "sepa", "credit", amount, "EUR", "Salary", name, iban, f"SAL{n:06d}")
-            )
-            continue
-        kind = (
-            "card"
-            if roll < 0.75
-            else "sepa"
-            if roll < 0.93
-            else "internal"
-            if roll < 0.99
-            else "interest"
-        )
-        name, iban = _COUNTERPARTIES[rng.randrange(len(_COUNTERPARTIES))]
-        description = rng.choice(_DESCRIPTIONS[kind]).format(n=n)
-        direction: Literal["credit", "debit"] = "credit" if kind == "interest" else "debit"
-        interest = kind == "interest"
-        ledger.book(
-            Movement(
-                day,
-                kind,
-                direction,
-                rng.randint(100, 25_000),
-                "EUR",
-                description,
-                None if interest else name,
-                None if interest else iban,
-                f"TX{n:07d}",
-            )
-        )
+    opening = ledger.balances.get(CURRENCY, 0)
+    ledger.add_history(DemoHistory(len(ledger), since, until, count, seed, opening), CURRENCY)

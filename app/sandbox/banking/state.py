@@ -334,7 +334,7 @@ class Bank:
     ) -> list[dict[str, Any]]:
         today = self.now().date()
         at = day if day is not None and day < today else today
-        currencies = [currency] if currency else sorted(set(account.ledger.currencies))
+        currencies = [currency] if currency else sorted(account.ledger.currencies())
         records = []
         for code in currencies:
             balance = account.ledger.balance_at(at, code)
