@@ -11,7 +11,8 @@ from bench import fee, startup, statement, webhooks
 
 BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
     "startup_ratio": startup.run,
-    "statement_100k": statement.run,
+    "statement_100k": statement.run_100k,
+    "statement_1m": statement.run_1m,
     "fee_latency": fee.run,
     "webhooks": webhooks.run,
 }
@@ -20,6 +21,9 @@ ALIASES = {
     "statement_100k_shown_s": "statement_100k",
     "statement_100k_max_stall_ms": "statement_100k",
     "statement_100k_peak_rss_mb": "statement_100k",
+    "statement_1m_shown_s": "statement_1m",
+    "statement_1m_max_stall_ms": "statement_1m",
+    "statement_1m_peak_rss_mb": "statement_1m",
     "fee_latency_p95_ms": "fee_latency",
     "fee_latency_p50_ms": "fee_latency",
     "webhook_events_per_s": "webhooks",

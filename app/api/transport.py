@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore
 import httpx
 from pydantic import ValidationError
 
@@ -44,6 +45,12 @@ from app.core.redaction import redact
 from app.core.text import printable
 
 log = logging.getLogger("partner_desk.api")
+
+# httpcore reads an answer 64 KiB at a time, and each read passes through the layers of four
+# libraries; a million-record statement (280 MB) then takes 4,400 of them, a tenth of its
+# load. Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
+READ_BYTES = 256 * 1024
+httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
 
 MiB = 1024 * 1024
 

@@ -40,6 +40,7 @@ from app.api.banking.clients import (
     SiteInfo,
     TaxId,
 )
+from app.api.banking.columns import StatementColumns
 from app.api.banking.service import IbanBankData, ResultString, ServiceOperations
 from app.api.banking.statements import StatementOperations, StatementRecord
 from app.api.banking.transfers import (
@@ -114,6 +115,7 @@ __all__ = [
     "SepaTransfer",
     "SepaTransferCreate",
     "SiteInfo",
+    "StatementColumns",
     "StatementRecord",
     "TaxId",
     "TransferQuery",

@@ -13,20 +13,27 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import AsyncGenerator
-from typing import Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
+from pydantic_core import from_json
 from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
 
 from app.api.banking._base import Operations, contract_error
 from app.api.banking.accounts import account_path, checked_currency
+from app.api.banking.columns import StatementColumns
 from app.api.errors import InvalidInput, ResponseValidationError
 from app.api.transport import AnswerStream
+from app.core.gc_pause import gc_paused
 
 _WHITESPACE = b" \t\n\r"
 _LOOK_BACK = 64  # bytes searched before a comma for the "}" that ends an object
 # a string (possibly cut off at the end), or a byte that opens, closes or separates items
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\Z)|[\[\]{},]', re.DOTALL)
+
+
+# what the statement's integer columns hold (the contract's int64)
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 class StatementRecord(TypedDict):
@@ -37,13 +44,13 @@ class StatementRecord(TypedDict):
     booking_date: dt.date
     type: str
     direction: Literal["credit", "debit"]
-    amount: int
+    amount: Annotated[int, Field(ge=0, le=2**63 - 1)]
     currency: str
     description: str
     counterparty_name: NotRequired[str | None]
     counterparty_account: NotRequired[str | None]
     reference: NotRequired[str | None]
-    balance_after: int
+    balance_after: Int64
 
 
 _RECORDS: TypeAdapter[list[StatementRecord]] = TypeAdapter(list[StatementRecord])
@@ -58,7 +65,7 @@ class JsonArraySplitter:
     Each byte is looked at a bounded number of times however small the chunks come: the
     buffer grows in place and only bytes not yet scanned are searched for a cut."""
 
-    def __init__(self, piece_size: int = 128 * 1024, record_bytes: int = 1024 * 1024) -> None:
+    def __init__(self, piece_size: int = 256 * 1024, record_bytes: int = 1024 * 1024) -> None:
         self.piece_size = piece_size
         self.record_bytes = record_bytes
         self._buffer = bytearray()
@@ -147,49 +154,68 @@ def last_item_end(text: bytes) -> int:
 
 
 class StatementReader:
-    """Turns the pieces of a statement into validated batches of records."""
+    """Puts the pieces of a statement into columns. A piece is parsed once; its values go
+    straight into the columns when they are plainly right (`StatementColumns.add_parsed`),
+    and only otherwise does the record model validate it, to accept it or word the error."""
 
-    def __init__(self, stream: AnswerStream, record_bytes: int) -> None:
+    def __init__(self, stream: AnswerStream, record_bytes: int, into: StatementColumns) -> None:
         self._stream = stream
         self._record_bytes = record_bytes
         self._carry: bytes | None = None
+        self._columns = into
 
-    def piece(self, piece: bytes) -> list[StatementRecord]:
+    def piece(self, piece: bytes) -> int:
+        """The number of records the piece completed."""
         text = piece if self._carry is None else join(self._carry, piece)
         self._carry = None
+        raw = b"[" + text + b"]"
         try:
-            return _RECORDS.validate_json(b"[" + text + b"]")
-        except ValidationError as exc:
-            if exc.errors()[0]["type"] != "json_invalid":
-                raise self._invalid(exc) from None
-        # cut inside a string: validate up to the true end of the last whole record
+            parsed = _parse(raw)
+        except ValueError:
+            pass  # not JSON: cut inside a string, most likely
+        else:
+            return self._add(raw, parsed)
+        # validate up to the true end of the last whole record
         end = last_item_end(text)
         rest = text if end < 0 else text[end + 1 :]
         if len(rest) > self._record_bytes:
             raise JsonStreamError(f"a record is longer than {self._record_bytes:,} bytes")
         self._carry = rest
         if end < 0:
-            return []
-        try:
-            return _RECORDS.validate_json(b"[" + text[:end] + b"]")
-        except ValidationError as exc:
-            raise self._invalid(exc) from None
+            return 0
+        return self._add(b"[" + text[:end] + b"]")
 
-    def last(self, piece: bytes | None) -> list[StatementRecord]:
+    def last(self, piece: bytes | None) -> int:
         """The final piece (None when the array ended on a cut): all that is left must parse."""
         parts = [part for part in (self._carry, piece) if part is not None]
         self._carry = None
         if not parts:
-            return []
+            return 0
         text = join(*parts) if len(parts) == 2 else parts[0]
-        try:
-            return _RECORDS.validate_json(b"[" + text + b"]")
-        except ValidationError as exc:
-            raise self._invalid(exc) from None
+        return self._add(b"[" + text + b"]")
+
+    def _add(self, raw: bytes, parsed: Any = None) -> int:
+        columns = self._columns
+        before = len(columns)
+        if parsed is None:
+            try:
+                parsed = _parse(raw)
+            except ValueError:
+                parsed = None  # the model words what is wrong
+        if parsed is None or not columns.add_parsed(parsed):
+            try:
+                columns.add_records(_RECORDS.validate_json(raw))
+            except ValidationError as exc:
+                raise self._invalid(exc) from None
+        return len(columns) - before
 
     def _invalid(self, exc: ValidationError) -> ResponseValidationError:
         call = self._stream.call
         return contract_error(exc, call.method, call.path, call.request_id)
+
+
+def _parse(raw: bytes) -> Any:
+    return from_json(raw, allow_inf_nan=False, cache_strings="keys")
 
 
 def statement_query(
@@ -216,12 +242,12 @@ class StatementOperations(Operations):
         *,
         currency: str | None = None,
     ) -> list[StatementRecord]:
-        records: list[StatementRecord] = []
-        async for batch in self.iter_statement(
-            client_id, account_id, date_from, date_to, currency=currency
+        columns = StatementColumns()
+        async for _added in self.iter_statement(
+            client_id, account_id, date_from, date_to, currency=currency, into=columns
         ):
-            records.extend(batch)
-        return records
+            pass
+        return [columns.record(row) for row in range(len(columns))]
 
     async def iter_statement(
         self,
@@ -231,38 +257,39 @@ class StatementOperations(Operations):
         date_to: dt.date,
         *,
         currency: str | None = None,
-    ) -> AsyncGenerator[list[StatementRecord], None]:
-        """The statement in batches as it arrives, so a long one can be shown (and cancelled)
-        while it downloads; closing the iterator closes the connection."""
+        into: StatementColumns,
+    ) -> AsyncGenerator[int, None]:
+        """The statement into ``into`` as it arrives, yielding the number of records each
+        piece added, so a long one can be shown (and cancelled) while it downloads; closing
+        the iterator closes the connection."""
         params = statement_query(date_from, date_to, currency)
         path = account_path(client_id, account_id) + "/statement"
         stream = await self.transport.stream("GET", path, params=params)
         bounds = self.transport.bounds
         splitter = JsonArraySplitter(record_bytes=bounds.record_bytes)
-        reader = StatementReader(stream, bounds.record_bytes)
+        reader = StatementReader(stream, bounds.record_bytes, into)
         count = 0
 
-        def counted(batch: list[StatementRecord]) -> list[StatementRecord]:
+        def counted(added: int) -> int:
             nonlocal count
-            count += len(batch)
+            count += added
             if count > bounds.statement_records:
                 raise stream.error(
                     ResponseValidationError,
                     f"The statement has more than {bounds.statement_records:,} records: "
                     "choose a shorter period or one currency",
                 )
-            return batch
+            return added
 
         try:
-            async for chunk in stream.chunks():
-                for piece in splitter.feed(chunk):
-                    batch = counted(reader.piece(piece))
-                    if batch:
-                        yield batch
-            final = splitter.finish()
-            batch = counted(reader.last(final[0] if final else None))
-            if batch:
-                yield batch
+            with gc_paused():  # see app.core.gc_pause
+                async for chunk in stream.chunks():
+                    for piece in splitter.feed(chunk):
+                        if added := counted(reader.piece(piece)):
+                            yield added
+                final = splitter.finish()
+                if added := counted(reader.last(final[0] if final else None)):
+                    yield added
         except JsonStreamError as exc:
             raise stream.error(
                 ResponseValidationError, f"The answer to GET {path} is not a JSON array: {exc}"

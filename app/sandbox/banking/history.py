@@ -42,6 +42,17 @@ _JSON_COUNTERPARTIES = [
 ]
 
 
+def _head(kind: str, credit: bool, description: str, party: int) -> str:
+    """The start of a record's JSON object: its fields but id, date, amounts and reference."""
+    name, iban = _JSON_COUNTERPARTIES[party] if party >= 0 else ("null", "null")
+    direction = "credit" if credit else "debit"
+    return (
+        f'{{"type":"{kind}","direction":"{direction}","currency":"{CURRENCY}",'
+        f'"description":{json.dumps(description)},"counterparty_name":{name},'
+        f'"counterparty_account":{iban},'
+    )
+
+
 @dataclass(frozen=True)
 class Movements:
     """One block, generated: per movement its kind, signed amount, description, counterparty
@@ -134,40 +145,49 @@ class DemoHistory:
         return self._balance_before(blocks) - self.opening
 
     def encoded(self, low: int, high: int, currency: str | None) -> list[bytes]:
+        """The records low..high-1 as JSON, all in one piece (objects joined by commas)."""
         if currency not in (None, CURRENCY) or low >= high:
             return []
-        out: list[bytes] = []
+        texts: list[str] = []
         for block in range(low // BLOCK, (high - 1) // BLOCK + 1):
-            out.extend(self._encode_block(block, low, high))
-        return out
+            texts.extend(self._encode_block(block, low, high))
+        return [",".join(texts).encode()]
 
-    def _encode_block(self, block: int, low: int, high: int) -> list[bytes]:
+    def _encode_block(self, block: int, low: int, high: int) -> list[str]:
         moves = self.movements(block)
-        balance = self._balance_before(block)
         first = moves.numbers.start
         skip = max(low - first, 0)
-        balance += sum(moves.amounts[:skip])
-        day = self.day
-        day_text, day_ordinal = "", -1
-        out = []
+        balance = self._balance_before(block) + sum(moves.amounts[:skip])
+        amounts, kinds, descriptions, parties = (
+            moves.amounts,
+            moves.kinds,
+            moves.descriptions,
+            moves.counterparties,
+        )
+        # what a record shares with others of its kind, text and counterparty, made once
+        shared: dict[tuple[str, bool, str, int], str] = {}
+        day_text, next_day, out = "", first + skip, []
         for n in range(first + skip, min(moves.numbers.stop, high)):
+            if n >= next_day:  # the day changes: when does it change next?
+                ordinal = self.day(n)
+                day_text = dt.date.fromordinal(ordinal).isoformat()
+                next_day = self.first_of(ordinal + 1)
             at = n - first
-            amount = moves.amounts[at]
+            amount = amounts[at]
             balance += amount
-            ordinal = day(n)
-            if ordinal != day_ordinal:
-                day_ordinal, day_text = ordinal, dt.date.fromordinal(ordinal).isoformat()
-            party = moves.counterparties[at]
-            name, iban = _JSON_COUNTERPARTIES[party] if party >= 0 else ("null", "null")
+            key = (kinds[at], amount > 0, descriptions[at], parties[at])
+            head = shared.get(key)
+            if head is None:
+                head = shared[key] = _head(*key)
             out.append(
-                f'{{"id":"ST{self.start + n + 1:09d}","booking_date":"{day_text}",'
-                f'"type":"{moves.kinds[at]}","direction":"{"credit" if amount > 0 else "debit"}",'
-                f'"amount":{abs(amount)},"currency":"{CURRENCY}",'
-                f'"description":"{moves.descriptions[at]}","counterparty_name":{name},'
-                f'"counterparty_account":{iban},"reference":"TX{n:07d}",'
-                f'"balance_after":{balance}}}'.encode()
+                f'{head}"id":"ST{self.start + n + 1:09d}","booking_date":"{day_text}",'
+                f'"amount":{abs(amount)},"reference":"TX{n:07d}","balance_after":{balance}}}'
             )
         return out
+
+    def first_of(self, ordinal: int) -> int:
+        """The number of the first movement on or after the day."""
+        return bisect.bisect_left(range(self.count), ordinal, key=self.day)
 
     def balance_at(self, day: dt.date, currency: str) -> int | None:
         if currency != CURRENCY:

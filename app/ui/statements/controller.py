@@ -16,13 +16,14 @@ from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.formatting import chosen_currency
 from app.ui.shell.areas import AreaContext
-from app.ui.statements.model import COLUMNS, daily_balances
+from app.ui.statements.model import COLUMNS
 from app.ui.statements.view import StatementView
 
 if TYPE_CHECKING:
     import asyncio
 
-    from app.api.banking import StatementRecord
+
+REVEAL_SECONDS = 0.25  # how often rows arriving are shown while a statement loads
 
 
 class StatementsArea:
@@ -39,12 +40,15 @@ class StatementsArea:
         self._complete = False  # the rows are the whole statement of the period
         self.exporting: asyncio.Task[None] | None = None
         self.last_load_seconds: float | None = None
+        self._summary = ""  # what the status says of the last whole load
         view.load_button.clicked.connect(self.load)
         self.chooser = AccountChooser(view.chooser, context, "statement/client_id")
         self.chooser.changed.connect(self._chosen_changed)
         self.chooser.status.connect(view.status.setText)
         view.cancel_button.clicked.connect(self.cancel)
         view.search.textChanged.connect(self._search)
+        view.model.working.connect(self._working)
+        view.model.settled.connect(self._settled)
         view.export_button.clicked.connect(self.choose_export_file)
         header = view.table.horizontalHeader()
         state = settings.value("statement/columns")
@@ -71,6 +75,7 @@ class StatementsArea:
             self.cancel()
             self._shown_for = None
             self._complete = False
+            self._summary = ""
             self.view.model.clear()
             self.view.chart.set_series([], "")
             self._busy(False)
@@ -114,6 +119,7 @@ class StatementsArea:
         view.chart.set_series([], "")
         self._shown_for = (client_id, account_id)
         self._complete = False
+        self._summary = ""
         self._busy(True)
         view.status.setText("Loading…")
         self.loading = self._tasks.spawn(
@@ -134,15 +140,22 @@ class StatementsArea:
         model = view.model
         started = time.perf_counter()
         batches = self._context.banking.iter_statement(
-            client_id, account_id, date_from, date_to, currency=currency
+            client_id, account_id, date_from, date_to, currency=currency, into=model.storage
         )
         try:
             # aclosing: a cancel between batches still closes the download, in this task
             async with contextlib.aclosing(batches):
-                async for batch in batches:
-                    model.append_batch(batch)
-                    view.status.setText(f"Loading… {model.loaded:,} records")
+                told = 0.0
+                async for _added in batches:
+                    # the view hears of new rows a few times a second, not for every piece
+                    now = time.perf_counter()
+                    reveal = now - told >= REVEAL_SECONDS
+                    model.rows_arrived(reveal=reveal)
+                    if reveal:
+                        told = now
+                        view.status.setText(f"Loading… {model.loaded:,} records")
                     await asyncio.sleep(0)  # let the view paint between batches
+            model.reveal()
         except asyncio.CancelledError:
             if self._shown_for == (client_id, account_id):  # not when another account came
                 view.status.setText(
@@ -160,10 +173,11 @@ class StatementsArea:
         self._complete = True  # only a whole statement can be exported
         self._busy(False)
         self.last_load_seconds = time.perf_counter() - started
-        view.status.setText(
+        self._summary = (
             f"{model.loaded:,} records, {date_from} to {date_to} "
             f"(loaded in {self.last_load_seconds:.1f} s)"
         )
+        view.status.setText(self._summary)
         self._chart(currency)
 
     def cancel(self) -> None:
@@ -182,20 +196,38 @@ class StatementsArea:
         )
 
     def _chart(self, currency: str | None) -> None:
-        records = self.view.model.records()
-        if not records:
+        storage = self.view.model.storage
+        chosen = currency or storage.main_currency()
+        if chosen is None:
             self.view.chart.set_series([], currency or "")
             return
-        chosen = currency or _main_currency(records)
-        self.view.chart.set_series(daily_balances(records, chosen), chosen)
+        self.view.chart.set_series(storage.daily_balances(chosen), chosen)
 
-    # -- search
+    # -- search and sort
 
     def _search(self, text: str) -> None:
         self.view.model.set_search(text)
+        if not self.view.model.busy:
+            self._settled()
+
+    def _working(self, what: str) -> None:
+        """A search or sort of many rows: said while it is worked out (loading says its own)."""
+        if not self._loading():
+            self.view.status.setText(what)
+            self.view.progress.setVisible(True)
+
+    def _settled(self) -> None:
         model = self.view.model
-        if model.loaded:
+        if self._loading():
+            return
+        self.view.progress.setVisible(False)
+        if model.searching and model.loaded:
             self.view.status.setText(f"{model.rowCount():,} of {model.loaded:,} records shown")
+        elif self._summary:
+            self.view.status.setText(self._summary)
+
+    def _loading(self) -> bool:
+        return self.loading is not None and not self.loading.done()
 
     # -- export
 
@@ -235,10 +267,3 @@ class StatementsArea:
     def _remember_columns(self) -> None:
         header = self.view.table.horizontalHeader()
         self._settings.setValue("statement/columns", header.saveState())
-
-
-def _main_currency(records: list[StatementRecord]) -> str:
-    counts: dict[str, int] = {}
-    for record in records:
-        counts[record["currency"]] = counts.get(record["currency"], 0) + 1
-    return max(counts, key=lambda code: counts[code])

@@ -1,20 +1,28 @@
-"""The statement table model: 100,000 rows stay smooth.
+"""The statement table model: a million rows, held as columns, stay smooth.
 
-A row is formatted once, the first time it is needed (shown, searched or exported), and kept;
-data() then only looks strings up. Sorting and searching reorder a list of row numbers, never
-the records, and no proxy model is involved.
+The records live in `StatementColumns`; a row's cells are formatted when the view asks for
+them (only the rows on screen). The rows shown are an array of row numbers: searching and
+sorting compute a new one in slices (`SlicedWork`) between which the window keeps painting,
+and no proxy model is involved. Rows that arrive while a sort or search is being worked out,
+or into a sorted table, wait in ``_pending`` and are placed when the work is done.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+import heapq
+from array import array
+from collections.abc import Callable, Generator, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, Signal
 
+from app.api.banking.columns import Search, StatementColumns
+from app.core.gc_pause import gc_paused
 from app.core.money import plain_decimal
 from app.ui.common.formatting import money_text
+from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:
@@ -36,109 +44,130 @@ DATE, TYPE, AMOUNT, CURRENCY, DESCRIPTION, COUNTERPARTY, ACCOUNT, REFERENCE, BAL
 )
 RecordRole = Qt.ItemDataRole.UserRole + 1
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_STEP = 8192  # rows between two looks at the clock
+_RUN = 32768  # rows sorted in one go; the runs are then merged a step at a time
+_BIAS = 2**63  # makes a signed 64-bit amount a non-negative sort key
+_CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
 
-def signed_amount(record: StatementRecord) -> int:
-    return record["amount"] if record["direction"] == "credit" else -record["amount"]
+def _cells(data: StatementColumns, row: int, money: Callable[[int, str], str]) -> tuple[str, ...]:
+    currency = data.currency(row)
+    return (
+        dt.date.fromordinal(data.days[row]).isoformat(),
+        data.types[row] or "",
+        money(data.signed_amount(row), currency),
+        currency,
+        data.descriptions[row],
+        data.counterparty_names[row] or "",
+        data.counterparty_accounts[row] or "",
+        data.references[row],
+        money(data.balances[row], currency),
+    )
 
 
-def export_cells(record: StatementRecord) -> tuple[str, ...]:
+def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
+    """A row as the table shows it."""
+    return _cells(data, row, money_text)
+
+
+def export_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
     """A row as a spreadsheet reads it: numbers as plain decimals, text as it is."""
-    currency = record["currency"]
-    return (
-        record["booking_date"].isoformat(),
-        record["type"],
-        plain_decimal(signed_amount(record), currency),
-        currency,
-        record["description"],
-        record.get("counterparty_name") or "",
-        record.get("counterparty_account") or "",
-        record.get("reference") or "",
-        plain_decimal(record["balance_after"], currency),
-    )
-
-
-def format_cells(record: StatementRecord) -> tuple[str, ...]:
-    currency = record["currency"]
-    return (
-        record["booking_date"].isoformat(),
-        record["type"],
-        money_text(signed_amount(record), currency),
-        currency,
-        record["description"],
-        record.get("counterparty_name") or "",
-        record.get("counterparty_account") or "",
-        record.get("reference") or "",
-        money_text(record["balance_after"], currency),
-    )
+    return _cells(data, row, plain_decimal)
 
 
 class StatementModel(ReadOnlyTableModel):
     columns = COLUMNS
+    working = Signal(str)  # a search or sort takes more than a moment: what it is
+    settled = Signal()  # the rows shown are searched and sorted as asked
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._records: list[StatementRecord] = []
-        self._cells: list[tuple[str, ...] | None] = []  # formatted on first need
-        self._order: list[int] = []  # the rows shown, as positions in _records
-        self._haystack: list[str] | None = None  # lower-cased row text, built on first search
-        self._search = ""
+        self._data = StatementColumns()
+        self._placed = 0  # the rows of _data searched and placed (shown, or waiting)
+        self._order = array("I")  # the rows shown, as row numbers
+        self._pending = array("I")  # rows that match, waiting for the work to place them
+        self._unrevealed = array("I")  # rows that match, in place, not yet told to the view
+        self._search = Search(self._data, "")
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._formatted: dict[int, tuple[str, ...]] = {}  # the rows lately shown
+        self._work = SlicedWork(self)
+        self._work.started.connect(self.working)
+        self._work.finished.connect(self.settled)
 
     # -- loading
 
     def clear(self) -> None:
+        self._work.stop()
         self.beginResetModel()
-        self._records, self._cells, self._order = [], [], []
         # an active search keeps filtering the rows of the next load
-        self._haystack = [] if self._search else None
+        self._data = StatementColumns()
+        self._placed = 0
+        self._search = Search(self._data, self._search.needle)
+        self._order, self._pending, self._unrevealed = array("I"), array("I"), array("I")
         self._sort = None
+        self._formatted.clear()
         self.endResetModel()
 
-    def append_batch(self, records: list[StatementRecord]) -> None:
-        start = len(self._records)
-        self._records.extend(records)
-        self._cells.extend([None] * len(records))
-        if self._haystack is not None:
-            self._haystack.extend(
-                "\t".join(self._row(i)).lower() for i in range(start, len(self._records))
-            )
-        shown = [i for i in range(start, len(self._records)) if self._matches(i)]
-        if not shown:
+    def rows_arrived(self, *, reveal: bool = True) -> None:
+        """Place the rows added to `storage` since last time. With ``reveal`` false, rows that
+        need no sorting wait for `reveal()`: telling the view of every small piece of a
+        million rows costs it more than the rows themselves."""
+        start, self._placed = self._placed, len(self._data)
+        shown = self._search.rows(start, self._placed)
+        if self._sort is not None or self._work.running:
+            self._pending.extend(shown)
+            if shown and not self._work.running:
+                self._arrange(search_again=False)
             return
-        if self._sort is not None:
-            # rows arriving into a sorted table: reorder once, as a layout change
-            self.layoutAboutToBeChanged.emit()
-            self._order.extend(shown)
-            self._apply_sort()
-            self.layoutChanged.emit()
+        self._unrevealed.extend(shown)
+        if reveal:
+            self.reveal()
+
+    def add_records(self, records: list[StatementRecord]) -> None:
+        """Records from elsewhere than a statement's stream (tests, a file)."""
+        self._data.add_records(records)
+        self.rows_arrived()
+
+    def reveal(self) -> None:
+        """Show the rows added but not yet shown."""
+        waiting = self._unrevealed
+        if not waiting:
             return
+        self._unrevealed = array("I")
         first = len(self._order)
-        self.beginInsertRows(QModelIndex(), first, first + len(shown) - 1)
-        self._order.extend(shown)
+        self.beginInsertRows(QModelIndex(), first, first + len(waiting) - 1)
+        self._order.extend(waiting)
         self.endInsertRows()
 
     @property
     def loaded(self) -> int:
-        return len(self._records)
+        return len(self._data)
 
-    def records(self) -> list[StatementRecord]:
-        return self._records
+    @property
+    def storage(self) -> StatementColumns:
+        return self._data
+
+    @property
+    def searching(self) -> bool:
+        return bool(self._search.needle)
+
+    @property
+    def busy(self) -> bool:
+        """A search or sort is still being worked out."""
+        return self._work.running
+
+    def finish_work(self) -> None:
+        self._work.finish_now()
 
     def visible_rows(self) -> Iterator[tuple[str, ...]]:
         """The rows as shown: searched and sorted."""
-        return (self._row(i) for i in self._order)
+        data = self._data
+        return (format_cells(data, row) for row in array("I", self._order))
 
     def export_rows(self) -> Iterator[tuple[str, ...]]:
         """The rows shown, in their order, as a spreadsheet reads them."""
-        records = self._records
-        return (export_cells(records[i]) for i in list(self._order))
-
-    def _row(self, position: int) -> tuple[str, ...]:
-        cells = self._cells[position]
-        if cells is None:
-            cells = self._cells[position] = format_cells(self._records[position])
-        return cells
+        data = self._data
+        return (export_cells(data, row) for row in array("I", self._order))
 
     # -- Qt
 
@@ -146,70 +175,154 @@ class StatementModel(ReadOnlyTableModel):
         return len(self._order)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row = self._order[index.row()]
+        # the view asks for many roles of every cell it paints: the ones not used end first
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._row(row)[index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (AMOUNT, BALANCE):
-            return _RIGHT
-        if role == RecordRole:
-            return self._records[row]
+            if not index.isValid():
+                return None
+            row = self._order[index.row()]
+            cells = self._formatted.get(row)
+            if cells is None:
+                if len(self._formatted) >= _CACHED_ROWS:
+                    self._formatted.clear()
+                cells = self._formatted[row] = format_cells(self._data, row)
+            return cells[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if index.column() in (AMOUNT, BALANCE) else None
+        if role == RecordRole and index.isValid():
+            return self._data.record(self._order[index.row()])
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort by a column; column -1 (no sort indicator) is the booking order again."""
-        self.layoutAboutToBeChanged.emit()
-        if column < 0:
-            self._sort = None
-            self._order.sort()
-        else:
-            self._sort = (column, order)
-            self._apply_sort()
-        self.layoutChanged.emit()
-
-    def _apply_sort(self) -> None:
-        assert self._sort is not None
-        column, order = self._sort
-        key = self._sort_key(column)
-        # list.sort is stable: equal keys keep their booking order
-        self._order.sort(key=key, reverse=order == Qt.SortOrder.DescendingOrder)
-
-    def _sort_key(self, column: int) -> Any:
-        records = self._records
-        # amounts of different currencies are not comparable: by currency, then amount
-        if column == AMOUNT:
-            return lambda i: (records[i]["currency"], signed_amount(records[i]))
-        if column == BALANCE:
-            return lambda i: (records[i]["currency"], records[i]["balance_after"])
-        if column == DATE:
-            return lambda i: (records[i]["booking_date"], i)
-        row = self._row
-        return lambda i: row(i)[column].casefold()
+        self._sort = None if column < 0 else (column, order)
+        self._arrange(search_again=False)
 
     # -- search
 
     def set_search(self, text: str) -> None:
-        self.beginResetModel()
-        self._search = text.strip().lower()
-        if self._search and self._haystack is None:
-            self._haystack = ["\t".join(self._row(i)).lower() for i in range(len(self._records))]
-        self._order = [i for i in range(len(self._records)) if self._matches(i)]
-        if self._sort is not None:
-            self._apply_sort()
-        self.endResetModel()
+        self._search = Search(self._data, text)
+        self._arrange(search_again=True)
 
-    def _matches(self, row: int) -> bool:
-        if not self._search:
-            return True
-        assert self._haystack is not None
-        return self._search in self._haystack[row]
+    # -- the work
+
+    def _arrange(self, *, search_again: bool) -> None:
+        """Work out the rows shown (searched again, or the rows shown and waiting) in the
+        order asked for; rows arriving meanwhile wait."""
+        self.reveal()
+        loaded = len(self._data)
+        rows = None if search_again else self._order + self._pending
+        self._pending = array("I")
+        what = "Searching…" if search_again else "Sorting…"
+        self._work.start(what, self._rows_in_order(rows, loaded), self._show)
+
+    def _rows_in_order(self, rows: array[int] | None, loaded: int) -> Generator[None, None, Any]:
+        with gc_paused():  # the sort keys are a million small objects: see app.core.gc_pause
+            if rows is None:
+                rows = array("I")
+                search = self._search
+                for low in range(0, loaded, _STEP):
+                    rows.extend(search.rows(low, min(low + _STEP, loaded)))
+                    yield
+                if self._sort is None:
+                    return rows  # the search keeps booking order
+            column, order = self._sort or (-1, Qt.SortOrder.AscendingOrder)
+            descending = order == Qt.SortOrder.DescendingOrder
+            sort_keys = _sort_keys(self._data, column, descending)
+            return (yield from _sorted(rows, sort_keys, descending))
+
+    def _show(self, rows: array[int]) -> None:
+        if len(rows) == len(self._order):
+            self.layoutAboutToBeChanged.emit()
+            self._order = rows
+            self.layoutChanged.emit()
+        else:
+            self.beginResetModel()
+            self._order = rows
+            self.endResetModel()
+        if self._pending:  # rows that arrived meanwhile
+            if self._sort is None:
+                self._unrevealed.extend(self._pending)
+                self._pending = array("I")
+                self.reveal()
+            else:
+                self._arrange(search_again=False)
 
 
-def daily_balances(records: Iterable[StatementRecord], currency: str) -> list[tuple[dt.date, int]]:
-    """The balance at the end of each day with a movement, for the chart."""
-    by_day: dict[dt.date, int] = {}
-    for record in records:
-        if record["currency"] == currency:
-            by_day[record["booking_date"]] = record["balance_after"]
-    return sorted(by_day.items())
+SortKeys = tuple[Callable[["array[int]"], list[Any]], Callable[[Any], int]]
+
+
+def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys:
+    """How to make the sort keys of some rows, and how to read a row back from its key. A
+    key ends with the row (from the end when descending, as the result is then reversed), so
+    equal values keep their booking order either way."""
+    bits = max(len(data), 1).bit_length()
+    last = (1 << bits) - 1
+    flip = last if descending else 0
+
+    def ints(primary: Callable[[int], int]) -> SortKeys:
+        def keys(rows: array[int]) -> list[Any]:
+            return [(primary(row) << bits) | (row ^ flip) for row in rows]
+
+        return keys, lambda key: (key & last) ^ flip
+
+    def texts(text: Callable[[int], str]) -> SortKeys:
+        def keys(rows: array[int]) -> list[Any]:
+            return [(text(row).casefold(), row ^ flip) for row in rows]
+
+        return keys, lambda key: key[1] ^ flip
+
+    if column < 0:
+        return ints(lambda row: 0)
+    if column == DATE:
+        return ints(data.days.__getitem__)
+    if column in (AMOUNT, BALANCE):
+        # amounts of different currencies are not comparable: by currency, then amount
+        codes = data.currencies.codes
+        rank = _ranks(data.currencies.values, casefold=False)
+        value = data.signed_amount if column == AMOUNT else data.balances.__getitem__
+        return ints(lambda row: (rank[codes[row]] << 64) | (value(row) + _BIAS))
+    dictionaries = {
+        TYPE: data.types,
+        CURRENCY: data.currencies,
+        COUNTERPARTY: data.counterparty_names,
+        ACCOUNT: data.counterparty_accounts,
+    }
+    if column in dictionaries:
+        dictionary = dictionaries[column]
+        rank = _ranks(dictionary.values, casefold=True)
+        return ints(lambda row: rank[dictionary.codes[row]])
+    text = {DESCRIPTION: data.descriptions, REFERENCE: data.references}[column]
+    return texts(text.__getitem__)
+
+
+def _ranks(values: list[str | None], *, casefold: bool) -> list[int]:
+    """Each dictionary code's place among the values in text order."""
+    ordered = sorted(
+        range(len(values)),
+        key=lambda code: (values[code] or "").casefold() if casefold else values[code] or "",
+    )
+    rank = [0] * len(values)
+    for place, code in enumerate(ordered):
+        rank[code] = place
+    return rank
+
+
+def _sorted(
+    rows: array[int], sort_keys: SortKeys, descending: bool
+) -> Generator[None, None, array[int]]:
+    """The rows in key order: runs sorted one at a time, then merged a step at a time."""
+    keys_of, row_of = sort_keys
+    runs = []
+    for low in range(0, len(rows), _RUN):
+        run = keys_of(rows[low : low + _RUN])
+        run.sort()
+        runs.append(run)
+        yield
+    merged = heapq.merge(*runs) if len(runs) > 1 else iter(runs[0] if runs else [])
+    result = array("I")
+    while step := list(islice(merged, _STEP)):
+        result.extend(map(row_of, step))
+        yield
+    if descending:
+        result.reverse()
+    return result

@@ -1,9 +1,20 @@
 import datetime as dt
+import random
 
+import pytest
 from PySide6.QtCore import Qt
 
 from app.api.banking import StatementRecord
-from app.ui.statements.model import AMOUNT, COLUMNS, DATE, DESCRIPTION, RecordRole, StatementModel
+from app.ui.statements.model import (
+    AMOUNT,
+    COLUMNS,
+    COUNTERPARTY,
+    DATE,
+    DESCRIPTION,
+    REFERENCE,
+    RecordRole,
+    StatementModel,
+)
 
 
 def record(
@@ -32,7 +43,7 @@ def column(model, col):
 
 def test_cells_are_formatted_once_in_major_units(qapp):
     model = StatementModel()
-    model.append_batch([record(1, 1250), record(2, 5, "credit", currency="JPY")])
+    model.add_records([record(1, 1250), record(2, 5, "credit", currency="JPY")])
     assert model.columnCount() == len(COLUMNS)
     assert column(model, AMOUNT) == ["-12.50", "5"]
     assert model.data(model.index(0, 8)) == "999.99"
@@ -42,7 +53,7 @@ def test_cells_are_formatted_once_in_major_units(qapp):
 
 def test_sort_by_signed_amount_and_back_to_date(qapp):
     model = StatementModel()
-    model.append_batch(
+    model.add_records(
         [record(1, 500, day=3), record(2, 300, "credit", day=1), record(3, 100, day=2)]
     )
     model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
@@ -50,13 +61,13 @@ def test_sort_by_signed_amount_and_back_to_date(qapp):
     model.sort(DATE, Qt.SortOrder.DescendingOrder)
     assert column(model, DATE) == ["2024-01-03", "2024-01-02", "2024-01-01"]
     # rows arriving while sorted land in their place
-    model.append_batch([record(4, 1, day=5)])
+    model.add_records([record(4, 1, day=5)])
     assert column(model, DATE)[0] == "2024-01-05"
 
 
 def test_amounts_sort_by_currency_then_amount_and_back_to_booking_order(qapp):
     model = StatementModel()
-    model.append_batch(
+    model.add_records(
         [
             record(1, 5_000, currency="JPY"),  # 5,000 yen: a small amount in minor units
             record(2, 4_000, "credit", currency="EUR"),  # 40.00 EUR
@@ -73,7 +84,7 @@ def test_amounts_sort_by_currency_then_amount_and_back_to_booking_order(qapp):
 
 def test_export_rows_are_plain_decimals_in_the_order_shown(qapp):
     model = StatementModel()
-    model.append_batch([record(1, 123_456), record(2, 7, "credit", currency="JPY")])
+    model.add_records([record(1, 123_456), record(2, 7, "credit", currency="JPY")])
     model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
     rows = list(model.export_rows())
     assert [(r[2], r[3], r[8]) for r in rows] == [
@@ -84,10 +95,10 @@ def test_export_rows_are_plain_decimals_in_the_order_shown(qapp):
 
 def test_search_filters_loaded_rows_and_rows_still_arriving(qapp):
     model = StatementModel()
-    model.append_batch([record(1, 1, text="Rent"), record(2, 2, text="Groceries")])
+    model.add_records([record(1, 1, text="Rent"), record(2, 2, text="Groceries")])
     model.set_search("rEnT")
     assert column(model, DESCRIPTION) == ["Rent"]
-    model.append_batch([record(3, 3, text="Rent again"), record(4, 4, text="Fuel")])
+    model.add_records([record(3, 3, text="Rent again"), record(4, 4, text="Fuel")])
     assert column(model, DESCRIPTION) == ["Rent", "Rent again"]
     model.set_search("")
     assert model.rowCount() == 4
@@ -99,6 +110,107 @@ def test_large_batches_insert_without_a_view(qapp):
     inserted = []
     model.rowsInserted.connect(lambda _p, first, last: inserted.append(last - first + 1))
     for start in range(0, 20_000, 5000):
-        model.append_batch([record(n, 1 + n % 97) for n in range(start, start + 5000)])
+        model.add_records([record(n, 1 + n % 97) for n in range(start, start + 5000)])
     assert inserted == [5000] * 4
     assert model.rowCount() == 20_000
+
+
+def many(count: int, seed: int = 7) -> list[StatementRecord]:
+    rng = random.Random(seed)
+    names = ["Maxima", "bolt", "Ąžuolas", None, "wolt"]
+    return [
+        StatementRecord(
+            id=f"ST{n}",
+            booking_date=dt.date(2024, 1, 1) + dt.timedelta(days=n // 500),
+            type=rng.choice(["card", "sepa", "fee"]),
+            direction=rng.choice(["credit", "debit"]),
+            amount=rng.randint(0, 500),
+            currency=rng.choice(["EUR", "EUR", "JPY", "USD"]),
+            description=rng.choice(["Rent", "rent", "Groceries", "Fuel", f"Invoice {n % 977}"]),
+            counterparty_name=rng.choice(names),
+            reference=f"R{n:06d}",
+            balance_after=rng.randint(-(10**6), 10**6),
+        )
+        for n in range(count)
+    ]
+
+
+def shown_references(model: StatementModel) -> list[str]:
+    return [row[REFERENCE] for row in model.visible_rows()]
+
+
+def settle(qtbot, model: StatementModel) -> None:
+    qtbot.waitUntil(lambda: not model.busy, timeout=30_000)
+
+
+def signed(record: StatementRecord) -> int:
+    return record["amount"] if record["direction"] == "credit" else -record["amount"]
+
+
+REFERENCE_KEYS = {
+    AMOUNT: lambda r: (r["currency"], signed(r)),
+    DESCRIPTION: lambda r: r["description"].casefold(),
+    COUNTERPARTY: lambda r: (r.get("counterparty_name") or "").casefold(),
+    DATE: lambda r: r["booking_date"],
+}
+
+
+@pytest.mark.parametrize("column", sorted(REFERENCE_KEYS))
+@pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
+def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(qtbot, column, order):
+    records = many(60_000)
+    model = StatementModel()
+    model.add_records(records)
+    working = []
+    model.working.connect(working.append)
+    with qtbot.waitSignal(model.settled, timeout=30_000):
+        model.sort(column, order)
+        assert model.busy  # too many rows for one slice: the window paints meanwhile
+    assert working == ["Sorting…"]
+    descending = order == Qt.SortOrder.DescendingOrder
+    # a stable sort: equal values keep their booking order, either way
+    expected = sorted(records, key=REFERENCE_KEYS[column], reverse=descending)
+    assert shown_references(model) == [r["reference"] for r in expected]
+    model.sort(-1)
+    settle(qtbot, model)
+    assert shown_references(model) == [r["reference"] for r in records]
+
+
+def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot):
+    records = many(50_000)
+    model = StatementModel()
+    model.add_records(records[:40_000])
+    model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
+    assert model.busy and model.rowCount() == 40_000
+    model.add_records(records[40_000:])
+    assert model.rowCount() == 40_000  # the newcomers wait for the sort
+    settle(qtbot, model)
+    expected = sorted(records, key=REFERENCE_KEYS[AMOUNT], reverse=True)
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
+def test_a_new_search_stops_the_one_running_and_rows_arriving_are_searched(qtbot):
+    records = many(60_000)
+    model = StatementModel()
+    model.add_records(records[:50_000])
+    model.set_search("Fuel")
+    assert model.busy
+    model.set_search("rent")  # the first search is dropped, never shown
+    model.add_records(records[50_000:])
+    settle(qtbot, model)
+    expected = [r["reference"] for r in records if "rent" in r["description"].lower()]
+    assert shown_references(model) == expected
+    assert model.loaded == 60_000
+
+
+def test_rows_wait_for_reveal_when_asked_to(qtbot):
+    model = StatementModel()
+    data = model.storage
+    inserted = []
+    model.rowsInserted.connect(lambda _p, first, last: inserted.append(last - first + 1))
+    for start in range(0, 3000, 1000):
+        data.add_records(many(3000)[start : start + 1000])
+        model.rows_arrived(reveal=False)
+    assert model.rowCount() == 0 and inserted == []
+    model.reveal()
+    assert model.rowCount() == 3000 and inserted == [3000]

@@ -46,14 +46,25 @@ def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandb
     )
     assert view.export_button.isEnabled()
     assert len(view.chart.points) > 300  # a point per day over two years
+    summary = view.status.text()
+    # 100,000 rows sort in slices: the window says so, and keeps painting meanwhile
     view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    assert view.model.busy and view.status.text() == "Sorting…" and view.progress.isVisible()
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
+    assert view.status.text() == summary and not view.progress.isVisible()
     top = view.model.data(view.model.index(0, 2))
     assert float(top.replace(",", "")) > 0
     view.search.setText("Salary")
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
     shown = view.model.rowCount()
     assert 0 < shown < view.model.loaded
     assert view.status.text() == f"{shown:,} of {view.model.loaded:,} records shown"
+    amounts = [view.model.data(view.model.index(r, 2)) for r in range(shown)]
+    as_numbers = [float(a.replace(",", "")) for a in amounts]
+    assert as_numbers == sorted(as_numbers, reverse=True)  # still sorted, salaries only
     view.search.clear()
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
+    assert view.model.rowCount() == view.model.loaded and view.status.text() == summary
     run_on(qloop, window.aclose())
 
 
@@ -202,7 +213,7 @@ def test_a_new_load_resets_the_sort(qtbot, qloop, sandbox, settings):
 
 def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, tmp_path):
     window, view = open_statement(qtbot, qloop, sandbox, settings)
-    view.model.append_batch(
+    view.model.add_records(
         [
             m.StatementRecord(
                 id="X1",

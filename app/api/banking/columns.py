@@ -1,0 +1,441 @@
+"""A statement held as columns: a million records in about a hundred bytes each.
+
+Records go from the stream straight into columns: a parsed piece's values are taken column
+by column, and its dicts are then dropped. Dates, amounts and balances are compact integer
+arrays (`array`); strings that repeat — type, currency, counterparty name and account — are
+stored once in a dictionary and each row holds its value's code; free text — id, description,
+reference — is kept once, a piece's values joined into one string with where each begins.
+Nothing is formatted here: the window formats the few rows it shows.
+
+Taking a piece costs a few passes in C over each column, never a Python step per record:
+values that are plainly what `StatementRecord` accepts (strings, integers in range, dates as
+YYYY-MM-DD) are taken as they are; a piece with anything else is left to the record model
+(`add_records`), which accepts it as the same values or words what is wrong.
+
+The standard `array` module was chosen by measurement over numpy and pyarrow (README,
+"Statements"): filling the columns costs the same with each, since parsing is most of a
+record's cost, and the two libraries would add 40 and 170 MB to the installed app.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import re
+from array import array
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+from app.core.money import MoneyError, to_minor
+
+if TYPE_CHECKING:
+    from app.api.banking.statements import StatementRecord
+
+# the fields in the order they are taken; the last three may be left out of a record
+_FIELDS = itemgetter(
+    "booking_date",
+    "direction",
+    "amount",
+    "balance_after",
+    "type",
+    "currency",
+    "id",
+    "description",
+    "counterparty_name",
+    "counterparty_account",
+    "reference",
+)
+_CREDIT = {"credit": 1, "debit": 0}
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+class Unplain(Exception):
+    """A value the column-by-column path does not take: the record model decides."""
+
+
+class DictionaryColumn:
+    """Repeated strings: each distinct value once, each row its value's code."""
+
+    def __init__(self, *, nullable: bool) -> None:
+        self.values: list[str | None] = []
+        self._index: dict[str | None, int] = {}
+        self._nullable = nullable
+        self.codes = array("I")
+
+    def encode(self, values: Sequence[Any]) -> array[int]:
+        """The codes of the values, new strings given new codes; Unplain for a value that is
+        not a string (or None where the field may be null)."""
+        index = self._index
+        try:
+            return array("I", map(index.get, values))  # type: ignore[arg-type] # None: new
+        except TypeError:
+            pass
+        try:
+            new = [value for value in dict.fromkeys(values) if value not in index]
+        except TypeError:  # unhashable: a list or an object
+            raise Unplain from None
+        for value in new:  # in the order first seen
+            if not (type(value) is str or (value is None and self._nullable)):
+                raise Unplain
+            index[value] = len(self.values)
+            self.values.append(value)
+        return array("I", map(index.__getitem__, values))
+
+    def __getitem__(self, row: int) -> str | None:
+        return self.values[self.codes[row]]
+
+    def matching_codes(self, needle: str, known: set[int], checked: int) -> int:
+        """Add to ``known`` the codes from ``checked`` on whose values contain the (lower-case)
+        text; the number of values checked so far is returned, for the next call."""
+        values = self.values
+        known.update(
+            code
+            for code in range(checked, len(values))
+            if (value := values[code]) and needle in value.lower()
+        )
+        return len(values)
+
+
+class TextColumn:
+    """Free text kept once: each piece's values joined into one string, with the offset where
+    each value starts (and one past the last). None is kept as an empty text."""
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._offsets: list[array[int]] = []
+        self._firsts = array("q")  # the first row of each piece
+        self._rows = 0
+
+    @staticmethod
+    def prepare(values: Sequence[Any], *, nullable: bool) -> tuple[str, array[int]]:
+        if nullable and None in values:
+            values = ["" if value is None else value for value in values]
+        try:
+            text = "".join(values)
+        except TypeError:  # not all strings
+            raise Unplain from None
+        return text, array("q", accumulate(map(len, values), initial=0))
+
+    def append(self, prepared: tuple[str, array[int]]) -> None:
+        text, offsets = prepared
+        self._firsts.append(self._rows)
+        self._texts.append(text)
+        self._offsets.append(offsets)
+        self._rows += len(offsets) - 1
+
+    def __getitem__(self, row: int) -> str:
+        piece = bisect.bisect_right(self._firsts, row) - 1
+        offsets = self._offsets[piece]
+        at = row - self._firsts[piece]
+        return self._texts[piece][offsets[at] : offsets[at + 1]]
+
+    def rows_containing(self, needle: str, low: int, high: int) -> Iterator[int]:
+        """The rows in low..high-1 whose text contains the (lower-case, non-empty) needle."""
+        first_piece = max(bisect.bisect_right(self._firsts, low) - 1, 0)
+        for piece in range(first_piece, len(self._texts)):
+            first = self._firsts[piece]
+            if first >= high:
+                return
+            text, offsets = self._texts[piece], self._offsets[piece]
+            lowered = text.lower()
+            if len(lowered) != len(text):  # a letter whose lower case is longer: row by row
+                for at in range(len(offsets) - 1):
+                    row = first + at
+                    if low <= row < high and needle in text[offsets[at] : offsets[at + 1]].lower():
+                        yield row
+                continue
+            found = lowered.find(needle)
+            while found >= 0:
+                at = bisect.bisect_right(offsets, found) - 1
+                end = offsets[at + 1]
+                if found + len(needle) <= end:  # within one value, not across two
+                    row = first + at
+                    if row >= high:
+                        break
+                    if row >= low:
+                        yield row
+                    found = lowered.find(needle, end)
+                else:
+                    found = lowered.find(needle, found + 1)
+
+
+class StatementColumns:
+    """The loaded records of one statement, in booking order, as columns."""
+
+    def __init__(self) -> None:
+        self.days = array("i")  # proleptic ordinals (datetime.date.toordinal)
+        self.amounts = array("q")  # as sent: never negative
+        self.credits = array("b")  # 1 for a credit, 0 for a debit
+        self.balances = array("q")
+        self.types = DictionaryColumn(nullable=False)
+        self.currencies = DictionaryColumn(nullable=False)
+        self.counterparty_names = DictionaryColumn(nullable=True)
+        self.counterparty_accounts = DictionaryColumn(nullable=True)
+        self.ids = TextColumn()
+        self.descriptions = TextColumn()
+        self.references = TextColumn()
+        # for the chart: the balance after the day's last record, by (currency code, day)
+        self.last_balances: dict[tuple[int, int], int] = {}
+        self.currency_counts: Counter[int] = Counter()
+        self._ordinals: dict[str, int] = {}  # a date's ordinal, parsed once per date
+
+    def __len__(self) -> int:
+        return len(self.days)
+
+    def signed_amount(self, row: int) -> int:
+        amount = self.amounts[row]
+        return amount if self.credits[row] else -amount
+
+    # -- adding
+
+    def add_parsed(self, items: Any) -> bool:
+        """Take parsed JSON records when every value is plainly what StatementRecord accepts;
+        False (and nothing taken) when anything is not."""
+        if type(items) is not list:
+            return False
+        if not items:
+            return True
+        rows = _rows(items)
+        if rows is None:
+            return False
+        days, directions, amounts, balances, types, currencies = rows[:6]
+        ids, descriptions, names, accounts, references = rows[6:]
+        try:
+            amount_column = array("q", amounts)  # integers only (bools as 0 and 1, as pydantic)
+            if min(amount_column) < 0:
+                return False
+            self._add(
+                self._days(days),
+                array("b", map(_CREDIT.get, directions)),  # type: ignore[arg-type] # None: refused
+                amount_column,
+                array("q", balances),
+                (types, currencies, names, accounts),
+                (ids, descriptions, references),
+            )
+        except (Unplain, TypeError, OverflowError, ValueError):
+            return False
+        return True
+
+    def add_records(self, records: list[StatementRecord]) -> None:
+        """Take records the record model validated."""
+        if not records:
+            return
+        self._add(
+            array("i", (record["booking_date"].toordinal() for record in records)),
+            array("b", (record["direction"] == "credit" for record in records)),
+            array("q", (record["amount"] for record in records)),
+            array("q", (record["balance_after"] for record in records)),
+            (
+                [record["type"] for record in records],
+                [record["currency"] for record in records],
+                [record.get("counterparty_name") for record in records],
+                [record.get("counterparty_account") for record in records],
+            ),
+            (
+                [record["id"] for record in records],
+                [record["description"] for record in records],
+                [record.get("reference") for record in records],
+            ),
+        )
+
+    def _days(self, texts: Sequence[Any]) -> array[int]:
+        ordinals = self._ordinals
+        try:
+            return array("i", map(ordinals.get, texts))  # type: ignore[arg-type] # None: new
+        except TypeError:
+            pass
+        for text in set(texts).difference(ordinals):  # TypeError when unhashable
+            if type(text) is not str or not _DATE.fullmatch(text):
+                raise Unplain
+            ordinals[text] = dt.date.fromisoformat(text).toordinal()  # ValueError: 2024-02-30
+        return array("i", map(ordinals.__getitem__, texts))
+
+    def _add(
+        self,
+        days: array[int],
+        credits: array[int],
+        amounts: array[int],
+        balances: array[int],
+        repeated: tuple[Sequence[Any], ...],
+        free: tuple[Sequence[Any], ...],
+    ) -> None:
+        """Everything is computed before any column grows: a piece that cannot be taken
+        leaves the columns as they were."""
+        types, currencies, names, accounts = repeated
+        type_codes = self.types.encode(types)
+        currency_codes = self.currencies.encode(currencies)
+        name_codes = self.counterparty_names.encode(names)
+        account_codes = self.counterparty_accounts.encode(accounts)
+        ids = TextColumn.prepare(free[0], nullable=False)
+        descriptions = TextColumn.prepare(free[1], nullable=False)
+        references = TextColumn.prepare(free[2], nullable=True)
+        if not len(days) == len(credits) == len(amounts) == len(balances) == len(ids[1]) - 1:
+            raise Unplain
+        # from here on nothing can fail
+        self.days += days
+        self.credits += credits
+        self.amounts += amounts
+        self.balances += balances
+        self.types.codes += type_codes
+        self.currencies.codes += currency_codes
+        self.counterparty_names.codes += name_codes
+        self.counterparty_accounts.codes += account_codes
+        self.ids.append(ids)
+        self.descriptions.append(descriptions)
+        self.references.append(references)
+        self.last_balances.update(
+            zip(zip(currency_codes, days, strict=True), balances, strict=True)
+        )
+        self.currency_counts.update(currency_codes)
+
+    # -- reading
+
+    def currency(self, row: int) -> str:
+        return self.currencies.values[self.currencies.codes[row]] or ""
+
+    def record(self, row: int) -> StatementRecord:
+        """The record of a row, as it arrived (a reference of "" reads as None)."""
+        from app.api.banking.statements import StatementRecord
+
+        return StatementRecord(
+            id=self.ids[row],
+            booking_date=dt.date.fromordinal(self.days[row]),
+            type=self.types[row] or "",
+            direction="credit" if self.credits[row] else "debit",
+            amount=self.amounts[row],
+            currency=self.currency(row),
+            description=self.descriptions[row],
+            counterparty_name=self.counterparty_names[row],
+            counterparty_account=self.counterparty_accounts[row],
+            reference=self.references[row] or None,
+            balance_after=self.balances[row],
+        )
+
+    def main_currency(self) -> str | None:
+        """The currency with the most records."""
+        if not self.currency_counts:
+            return None
+        code = max(self.currency_counts, key=lambda c: (self.currency_counts[c], -c))
+        return self.currencies.values[code]
+
+    def daily_balances(self, currency: str) -> list[tuple[dt.date, int]]:
+        """The balance at the end of each day with a movement in that currency."""
+        values = self.currencies.values
+        code = values.index(currency) if currency in values else -1
+        return [
+            (dt.date.fromordinal(day), balance)
+            for (which, day), balance in sorted(self.last_balances.items())
+            if which == code
+        ]
+
+
+def _rows(items: list[Any]) -> list[Sequence[Any]] | None:
+    """The records' values column by column (the last three None where left out); None when
+    a record is not an object or lacks a field it needs."""
+    try:
+        return list(zip(*map(_FIELDS, items), strict=True))
+    except TypeError:
+        return None  # not an object
+    except KeyError:
+        pass  # an optional field left out: the slower way
+    try:
+        return list(
+            zip(
+                *(
+                    (
+                        *_FIELDS_REQUIRED(item),
+                        item.get("counterparty_name"),
+                        item.get("counterparty_account"),
+                        item.get("reference"),
+                    )
+                    for item in items
+                ),
+                strict=True,
+            )
+        )
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+_FIELDS_REQUIRED = itemgetter(
+    "booking_date", "direction", "amount", "balance_after", "type", "currency", "id", "description"
+)
+
+
+class Search:
+    """A search of the rows, done a range of rows at a time. A row matches when its date,
+    type, currency, description, counterparty, counterparty account or reference contains the
+    text (any case), or its amount or balance is the amount typed (12.50 finds a credit or a
+    debit of 12.50, -12.50 only the debit)."""
+
+    def __init__(self, columns: StatementColumns, text: str) -> None:
+        self.columns = columns
+        self.needle = text.strip().lower()
+        self._day_matches: dict[int, bool] = {}
+        self._dates = bool(self.needle) and set(self.needle) <= set("0123456789-")
+        self._signed = self.needle.startswith("-")
+        self._number = self.needle[1:] if self._signed else self.needle
+        # per dictionary column: the codes found so far and how many values were checked
+        self._codes: dict[int, tuple[set[int], int]] = {}
+        self._targets: dict[int, int] = {}
+        self._currencies_checked = 0
+
+    def rows(self, low: int, high: int) -> list[int]:
+        """The matching rows in low..high-1, in booking order."""
+        columns = self.columns
+        if not self.needle:
+            return list(range(low, high))
+        needle = self.needle
+        found: set[int] = set()
+        for column in (columns.ids, columns.descriptions, columns.references):
+            found.update(column.rows_containing(needle, low, high))
+        for dictionary in (
+            columns.types,
+            columns.currencies,
+            columns.counterparty_names,
+            columns.counterparty_accounts,
+        ):
+            codes, checked = self._codes.get(id(dictionary), (set(), 0))
+            checked = dictionary.matching_codes(needle, codes, checked)
+            self._codes[id(dictionary)] = (codes, checked)
+            if codes:
+                found.update(i for i in range(low, high) if dictionary.codes[i] in codes)
+        if self._dates:
+            days, matches = columns.days, self._day_matches
+            for i in range(low, high):
+                day = days[i]
+                hit = matches.get(day)
+                if hit is None:
+                    hit = matches[day] = needle in dt.date.fromordinal(day).isoformat()
+                if hit:
+                    found.add(i)
+        targets = self._amounts()
+        if targets:
+            currency_of, amounts = columns.currencies.codes, columns.amounts
+            balances, credits, signed = columns.balances, columns.credits, self._signed
+            for i in range(low, high):
+                target = targets.get(currency_of[i])
+                if target is None:
+                    continue
+                if signed:  # only a debit, or a balance below zero
+                    if (amounts[i] == target and not credits[i]) or balances[i] == -target:
+                        found.add(i)
+                elif amounts[i] == target or abs(balances[i]) == target:
+                    found.add(i)
+        return sorted(found)
+
+    def _amounts(self) -> dict[int, int]:
+        """The amount typed, in minor units of each currency it can be written in."""
+        if not self._number or not self._number[0].isdigit():
+            return {}
+        targets, currencies = self._targets, self.columns.currencies.values
+        for code in range(self._currencies_checked, len(currencies)):
+            try:
+                targets[code] = to_minor(self._number, currencies[code] or "")
+            except MoneyError:
+                continue
+        self._currencies_checked = len(currencies)
+        return targets

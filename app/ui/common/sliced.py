@@ -1,0 +1,76 @@
+"""Long work on the GUI thread in slices, between which the window keeps painting.
+
+The work is a generator that yields every few thousand rows; it runs until a slice's time is
+up, then the event loop gets its turn, then the next slice runs. Work that fits in one slice is
+done before ``start`` returns, so small tables answer at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+SLICE_SECONDS = 0.012  # well under a frame of 16 ms: scrolling stays smooth
+
+
+class SlicedWork(QObject):
+    """One piece of work at a time: starting another stops the one running."""
+
+    started = Signal(str)  # the work did not fit in one slice: what it is doing
+    finished = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._work: Generator[None, None, Any] | None = None
+        self._done: Callable[[Any], None] | None = None
+        self._what = ""
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._step)
+
+    @property
+    def running(self) -> bool:
+        return self._work is not None
+
+    def start(
+        self, what: str, work: Generator[None, None, Any], done: Callable[[Any], None]
+    ) -> None:
+        """Run ``work``; ``done`` gets what it returns."""
+        self.stop()
+        self._work, self._done, self._what = work, done, what
+        self._step(first=True)
+
+    def stop(self) -> None:
+        self._timer.stop()
+        work, self._work, self._done = self._work, None, None
+        if work is not None:
+            work.close()
+
+    def finish_now(self) -> None:
+        """Run what is left without pausing (a table being thrown away, a test)."""
+        while self._work is not None:
+            self._step()
+
+    def _step(self, first: bool = False) -> None:
+        work = self._work
+        if work is None:
+            return
+        deadline = time.perf_counter() + SLICE_SECONDS
+        try:
+            while time.perf_counter() < deadline:
+                next(work)
+        except StopIteration as stop:
+            done = self._done
+            self._work = self._done = None
+            if done is not None:
+                done(stop.value)  # may start the next piece of work
+            if self._work is None:
+                self.finished.emit()
+            return
+        if first:
+            self.started.emit(self._what)
+        self._timer.start()

@@ -1,0 +1,207 @@
+"""Statement columns: what they take column by column is exactly what the record model takes."""
+
+import datetime as dt
+import gc
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+from pydantic_core import from_json
+
+from app.api.banking.columns import Search, StatementColumns, TextColumn
+from app.api.banking.statements import _RECORDS
+from app.core.gc_pause import gc_paused
+
+GOOD = {
+    "id": "ST1",
+    "booking_date": "2024-02-29",
+    "type": "card",
+    "direction": "debit",
+    "amount": 1250,
+    "currency": "EUR",
+    "description": "Groceries",
+    "counterparty_name": "Maxima LT UAB",
+    "counterparty_account": "LT121000011101001000",
+    "reference": "TX1",
+    "balance_after": -1250,
+}
+
+# values of every JSON kind, some right for a field and most wrong for others
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.sampled_from([-(2**63), 2**63 - 1, 2**63, 0, 1.0, 1.5]),
+    st.sampled_from(
+        ["2024-02-29", "2023-02-29", "2024-1-01", "20240101", "2024-01-01T00:00", "١٢٣٤-٠١-٠١"]
+    ),
+    st.sampled_from(["credit", "debit", "Credit", "", "İstanbul", "x\u0000y"]),
+    st.text(max_size=6),
+    st.lists(st.integers(), max_size=2),
+)
+# a good record with one or two fields changed: most changes are refused, some are not
+records = st.lists(st.tuples(st.sampled_from(sorted(GOOD)), values), max_size=2).map(
+    lambda changes: {**GOOD, **dict(changes)}
+)
+records_with_gaps = st.builds(
+    lambda record, dropped: {k: v for k, v in record.items() if k not in dropped},
+    records,
+    st.sets(st.sampled_from(sorted(GOOD)), max_size=1),
+)
+
+
+def model_records(raw: bytes) -> list[dict[str, Any]] | None:
+    try:
+        return _RECORDS.validate_json(raw)
+    except ValidationError:
+        return None
+
+
+def rows_of(columns: StatementColumns) -> list[dict[str, Any]]:
+    return [columns.record(row) for row in range(len(columns))]
+
+
+def normalised(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A record as the columns give it back: absent optional fields are None, "" is None."""
+    optional = ("counterparty_name", "counterparty_account", "reference")
+    out = []
+    for record in records:
+        record = {**dict.fromkeys(optional), **record}
+        record["reference"] = record["reference"] or None
+        out.append(record)
+    return out
+
+
+EDGES = [
+    ("amount", -5),
+    ("amount", True),
+    ("amount", 1.0),
+    ("amount", "12"),
+    ("amount", 2**63),
+    ("balance_after", -(2**63)),
+    ("balance_after", -(2**63) - 1),
+    ("type", None),
+    ("currency", 978),
+    ("direction", "Credit"),
+    ("booking_date", "2023-02-29"),
+    ("booking_date", "20240101"),
+    ("booking_date", "2024-01-01T00:00:00"),
+    ("description", None),
+    ("counterparty_name", 0),
+    ("reference", ""),
+    ("reference", False),
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(records, records_with_gaps), min_size=1, max_size=4))
+def test_columns_take_only_what_the_model_takes_and_as_the_same_values(items):
+    check_same_as_the_model(items)
+
+
+@pytest.mark.parametrize(("field", "value"), EDGES)
+def test_edge_values_are_taken_exactly_as_the_model_takes_them(field, value):
+    check_same_as_the_model([GOOD, {**GOOD, field: value}])
+
+
+def check_same_as_the_model(items: list[dict[str, Any]]) -> None:
+    raw = json.dumps(items).encode()
+    expected = model_records(raw)
+    columns = StatementColumns()
+    taken = columns.add_parsed(from_json(raw))
+    if expected is None:
+        assert not taken and len(columns) == 0  # refused: nothing changed
+    elif taken:
+        assert normalised(rows_of(columns)) == normalised(expected)
+    else:  # left to the model, which accepts it: the same values either way
+        columns.add_records(expected)
+        assert normalised(rows_of(columns)) == normalised(expected)
+
+
+def test_a_piece_not_taken_leaves_the_columns_as_they_were():
+    columns = StatementColumns()
+    assert columns.add_parsed([GOOD])
+    before = rows_of(columns)
+    bad = [dict(GOOD, id="ST2"), dict(GOOD, id="ST3", counterparty_name=7)]
+    assert not columns.add_parsed(bad)
+    assert not columns.add_parsed([dict(GOOD, booking_date="2023-02-29")])
+    assert not columns.add_parsed([dict(GOOD, amount=-5)])
+    assert not columns.add_parsed([dict(GOOD, balance_after=2**63)])
+    assert not columns.add_parsed({"not": "a list"})
+    assert rows_of(columns) == before and len(columns.days) == len(columns.balances) == 1
+
+
+def test_records_come_back_as_they_arrived_with_dates_amounts_and_codes():
+    columns = StatementColumns()
+    rows = [
+        dict(GOOD),
+        dict(GOOD, id="ST2", direction="credit", amount=0, currency="JPY", reference=None),
+        dict(GOOD, id="ST3", booking_date="2024-03-01", counterparty_name=None),
+    ]
+    assert columns.add_parsed(from_json(json.dumps(rows)))
+    assert columns.record(1) == {
+        **rows[1],
+        "booking_date": dt.date(2024, 2, 29),
+    }
+    assert columns.signed_amount(0) == -1250 and columns.signed_amount(1) == 0
+    assert columns.credits.tolist() == [0, 1, 0]
+    # repeated strings are stored once
+    assert columns.currencies.values == ["EUR", "JPY"]
+    assert columns.counterparty_names.values == ["Maxima LT UAB", None]
+    assert columns.main_currency() == "EUR"
+    assert columns.daily_balances("EUR") == [
+        (dt.date(2024, 2, 29), -1250),
+        (dt.date(2024, 3, 1), -1250),
+    ]
+    assert columns.daily_balances("USD") == []
+
+
+def test_free_text_is_found_within_one_value_never_across_two():
+    column = TextColumn()
+    column.append(TextColumn.prepare(["Rent", "al car", "İzmir", "x"], nullable=False))
+    column.append(TextColumn.prepare(["Rental", None], nullable=True))
+    assert [column[row] for row in range(6)] == ["Rent", "al car", "İzmir", "x", "Rental", ""]
+    assert list(column.rows_containing("rental", 0, 6)) == [4]  # not "Rent" + "al car"
+    assert list(column.rows_containing("rent", 0, 6)) == [0, 4]
+    assert list(column.rows_containing("rent", 1, 4)) == []
+    assert list(column.rows_containing("izmir", 0, 6)) == []
+    assert list(column.rows_containing("i̇zmir", 0, 6)) == [2]  # lower case is longer
+
+
+def searched(columns: StatementColumns, text: str) -> list[str]:
+    return [columns.ids[row] for row in Search(columns, text).rows(0, len(columns))]
+
+
+def test_search_finds_text_dates_and_amounts_typed():
+    columns = StatementColumns()
+    rows = [
+        dict(GOOD, id="A", amount=1250, balance_after=10_000),
+        dict(GOOD, id="B", direction="credit", amount=1250, balance_after=11_250),
+        dict(GOOD, id="C", amount=125, balance_after=-1250, booking_date="2024-03-01"),
+        dict(GOOD, id="D", currency="JPY", amount=1250, balance_after=5, counterparty_name="Wolt"),
+    ]
+    assert columns.add_parsed(from_json(json.dumps(rows)))
+    assert searched(columns, "12.50") == ["A", "B", "C"]  # C: a balance of -12.50
+    assert searched(columns, "-12.50") == ["A", "C"]  # debits, and balances below zero
+    assert searched(columns, "1,250") == ["D"]  # yen have no decimals
+    assert searched(columns, "2024-03") == ["C"]
+    assert searched(columns, "WOLT") == ["D"]
+    assert searched(columns, "maxima") == ["A", "B", "C"]
+    assert searched(columns, "  ") == ["A", "B", "C", "D"]
+    assert searched(columns, "nothing like it") == []
+
+
+def test_the_collector_pauses_while_nested_and_resumes_after():
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError
+    assert gc.isenabled()
