@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m compileall -q app > /dev/null
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -41,5 +42,7 @@ package-test: package
 icons: $(STAMP)
 	$(BIN)/python packaging/make_icons.py
 
+# the app byte-compiled first, as pip leaves an installed one (PYTHONDONTWRITEBYTECODE or not)
 bench: $(STAMP)
+	$(BIN)/python -m compileall -q app > /dev/null
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench

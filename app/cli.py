@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
 import sys
 from collections.abc import Callable, Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    # the window starts without these: they are imported where a command needs them
+    import argparse
+    import datetime as dt
+    from decimal import Decimal
+
     from app.webhooks.store import EventStore
 
 T = TypeVar("T")
@@ -24,24 +26,27 @@ GATEWAY_URL_ENV = "PARTNER_DESK_GATEWAY_URL"
 LOCAL_GATEWAY = "http://127.0.0.1:8080/gateway"  # partner-desk sandbox's default port
 
 
-class _PrintVersion(argparse.Action):
-    """--version, read from the package's metadata only when asked (a faster start)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from app.core.resources import version
-
-        print(f"partner-desk {version()}")
-        parser.exit()
-
-
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class PrintVersion(argparse.Action):
+        """--version, read from the package's metadata only when asked (a faster start)."""
+
+        def __call__(
+            self, parser: argparse.ArgumentParser, *args: object, **kwargs: object
+        ) -> None:
+            from app.core.resources import version
+
+            print(f"partner-desk {version()}")
+            parser.exit()
+
     parser = argparse.ArgumentParser(
         prog="partner-desk",
         description="Partner Desk: the desktop client of the Partner Banking API. "
         "Without a command it opens the window against the embedded sandbox.",
     )
     parser.add_argument(
-        "--version", action=_PrintVersion, nargs=0, help="print the version and exit"
+        "--version", action=PrintVersion, nargs=0, help="print the version and exit"
     )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
@@ -104,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if not (sys.argv[1:] if argv is None else argv):
+        return _gui()  # the window at once: no parser to build for no arguments
     args = _parser().parse_args(argv)
     if args.command is None:
         return _gui()  # it installs the redaction once its window shows (a faster start)
@@ -262,6 +269,8 @@ async def _print_order(order_id: str, base_url: str, user: str, password: str) -
         return EXIT_INVALID_INPUT if exc.status == 400 else EXIT_API_FAILURE
     finally:
         await client.aclose()
+
+    import datetime as dt
 
     currency = printable(order.currency, 3)
 

@@ -21,6 +21,8 @@ ALIASES = {
     "statement_100k_shown_s": "statement_100k",
     "statement_100k_max_stall_ms": "statement_100k",
     "statement_100k_peak_rss_mb": "statement_100k",
+    "startup_ratio_min": "startup_ratio",
+    "startup_ratio_max": "startup_ratio",
     "statement_1m_shown_s": "statement_1m",
     "statement_1m_max_stall_ms": "statement_1m",
     "statement_1m_peak_rss_mb": "statement_1m",

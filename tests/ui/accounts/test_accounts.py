@@ -107,7 +107,7 @@ def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings
 
 def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, settings):
     window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
-    assert view.model.rowCount() == 1
+    assert view.model.rowCount() == 2  # the demo account and the busy one
     view.table.selectRow(0)
 
     async def balance():
@@ -150,7 +150,9 @@ def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
 
     async def go():
         window.area(ClientsArea).view.accounts.click()
-        await until(lambda: window.area(AccountsArea).view.model.rowCount() == 1)
+        await until(
+            lambda: window.area(AccountsArea).view.model.rowCount() == 2
+        )  # the demo and the busy accounts
 
     run_on(qloop, go())
     assert window.current_area() == "Accounts"
@@ -159,7 +161,7 @@ def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
     window.area(AccountsArea).view.statement_button.click()
     assert window.current_area() == "Statements"
     assert window.area(StatementsArea).view.client_id.text() == "C0000001"
-    run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 1))
+    run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 2))
     assert window.area(StatementsArea).chooser.account_id() == iban
     run_on(qloop, window.aclose())
 
