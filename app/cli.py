@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")
     sandbox.add_argument("--host", default="127.0.0.1")
     sandbox.add_argument(
+        "--with-parent",
+        action="store_true",
+        help="stop when stdin closes (how the window runs its embedded sandbox)",
+    )
+    sandbox.add_argument(
         "--settle-seconds",
         type=float,
         default=2.0,
@@ -118,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     redaction.install()  # no card number or security code in any log record
     if args.command == "sandbox":
-        return _sandbox(args.port, args.host, args.settle_seconds)
+        return _sandbox(args.port, args.host, args.settle_seconds, with_parent=args.with_parent)
     if args.command == "iban":
         return _iban(" ".join(args.iban), args.base_url, args.deadline)
     if args.command == "selftest":
@@ -132,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _gui()
 
 
-def _sandbox(port: int, host: str, settle_seconds: float) -> int:
+def _sandbox(port: int, host: str, settle_seconds: float, *, with_parent: bool = False) -> int:
     from app.sandbox.server import serve_forever
 
     if not 0 <= port <= 65535:
@@ -144,6 +149,7 @@ def _sandbox(port: int, host: str, settle_seconds: float) -> int:
             host=host,
             settle_seconds=settle_seconds,
             announce=lambda line: print(line, flush=True),
+            with_parent=with_parent,
         )
     except OSError as exc:
         print(f"partner-desk sandbox: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
@@ -496,6 +502,13 @@ def _webhooks_list(db: str | None, *, as_json: bool) -> int:
     return 0
 
 
+def own_command() -> list[str]:
+    """How to run this program again: the frozen executable itself, or Python on this module."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "app.cli"]
+
+
 def _gui() -> int:
     from app.ui.shell.app import run_gui
 
@@ -503,9 +516,9 @@ def _gui() -> int:
 
     def start_sandbox() -> str:
         # imported here, off the GUI thread and after the window shows: a faster start
-        from app.sandbox.server import BackgroundSandbox
+        from app.sandbox.server import SandboxProcess
 
-        sandbox = BackgroundSandbox()
+        sandbox = SandboxProcess(own_command())
         stops.append(sandbox.stop)
         return sandbox.start()
 

@@ -1,5 +1,6 @@
 """The frozen app, run as a person would: --version, selftest, and the window started
-offscreen for a few seconds with no error output; then its size (under 250 MB unpacked).
+offscreen for a few seconds with no error output, signed in to the sandbox it started; then
+its size (under 250 MB unpacked).
 One line per check; exit 0 when all pass."""
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def main() -> int:
         _out, err = window.communicate()
     errors = [line for line in err.splitlines() if line and not any(h in line for h in HARMLESS)]
     report(alive and not errors, "window", "ran 8 s offscreen" if not errors else errors[0][:200])
+    # the window starts its sandbox as a child of the frozen program, then signs in to it
+    signed_in = "GET /v1/clients -> 200" in err
+    report(signed_in, "sandbox", "the window signed in to its sandbox" if signed_in else err[-200:])
     files = [p for p in BUILT.rglob("*") if p.is_file() and not p.is_symlink()]
     size = sum(path.stat().st_size for path in files) / 1e6
     report(size < LIMIT_MB, "size", f"{size:.0f} MB unpacked (limit {LIMIT_MB} MB)")

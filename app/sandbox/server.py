@@ -1,12 +1,15 @@
-"""Running the sandbox: in the foreground (``partner-desk sandbox``) or on a background thread."""
+"""Running the sandbox: in the foreground (``partner-desk sandbox``), in a child process of
+the window, or on a background thread (tests, benchmarks, selftest)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import subprocess
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import uvicorn
 from starlette.applications import Starlette
@@ -45,8 +48,10 @@ def serve_forever(
     host: str = "127.0.0.1",
     settle_seconds: float = 2.0,
     announce: Callable[[str], None] = print,
+    with_parent: bool = False,
 ) -> None:
-    """Serve until interrupted; announce the URL once connections are accepted."""
+    """Serve until interrupted (or, ``with_parent``, until stdin closes); announce the URL
+    once connections are accepted."""
     sock = _bind(host, port)
     url = f"http://{host}:{sock.getsockname()[1]}"
     server = _server(SandboxSettings(settle_seconds=settle_seconds))
@@ -57,6 +62,16 @@ def serve_forever(
             await asyncio.sleep(0.01)
         if server.started:
             announce(f"Sandbox listening on {url}")
+        if with_parent:
+            loop = asyncio.get_running_loop()
+
+            def watch_stdin() -> None:
+                # only the parent holds our stdin: its end, however the parent ended, is ours
+                while sys.stdin.buffer.read(4096):
+                    pass
+                loop.call_soon_threadsafe(setattr, server, "should_exit", True)
+
+            threading.Thread(target=watch_stdin, name="parent-watch", daemon=True).start()
         await task
 
     with contextlib.suppress(KeyboardInterrupt):
@@ -120,3 +135,48 @@ class BackgroundSandbox:
         if self._thread.is_alive():
             self._thread.join(timeout)
         self._sock.close()
+
+
+class SandboxProcess:
+    """The sandbox in a process of its own, as the window runs it: a long statement built
+    there never makes the window wait for the interpreter, and the window's process does
+    not import the sandbox at all. The child ends when its stdin closes, which happens when
+    this parent stops it or ends in any way."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        """``command`` runs partner-desk: the frozen program, or Python with ``-m app.cli``."""
+        self._command = [*command, "sandbox", "--port", "0", "--with-parent"]
+        self._process: subprocess.Popen[str] | None = None
+
+    def start(self, timeout: float = 60.0) -> str:
+        process = self._process = subprocess.Popen(  # noqa: S603 - our own program
+            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert process.stdout is not None
+        announced: list[str] = []
+        reader = threading.Thread(
+            target=lambda: announced.append(process.stdout.readline() if process.stdout else ""),
+            daemon=True,
+        )
+        reader.start()
+        reader.join(timeout)
+        line = announced[0].strip() if announced else ""
+        if not line.startswith("Sandbox listening on http://"):
+            self.stop()
+            raise RuntimeError(f"the sandbox did not start: {line or 'no answer'}")
+        return line.rsplit(" ", 1)[-1]
+
+    def stop(self, timeout: float = 5.0) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            if process.stdin is not None:
+                process.stdin.close()  # the child's cue to end
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout)
+        if process.stdout is not None:
+            process.stdout.close()

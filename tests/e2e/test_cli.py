@@ -351,3 +351,50 @@ def test_selftest_runs_one_call_of_each_kind_and_passes():
         ["ok", "fee"],
     ]
     assert lines[-1] == "All checks passed"
+
+
+def test_the_windows_sandbox_runs_in_its_own_process_and_ends_with_its_parent():
+    from app.cli import own_command
+    from app.sandbox.server import SandboxProcess
+
+    sandbox = SandboxProcess(own_command())
+    url = sandbox.start()
+    child = sandbox._process
+    assert child is not None and child.pid != os.getpid()
+    answer = httpx.get(f"{url}/v1/healthcheck", auth=("demo", "demo"), timeout=10)
+    assert answer.status_code == 200
+    sandbox.stop()  # closing its stdin is enough: it was not killed
+    assert child.returncode == 0
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{url}/v1/healthcheck", timeout=2)
+
+
+PARENT = """
+from app.cli import own_command
+from app.sandbox.server import SandboxProcess
+print(SandboxProcess(own_command()).start(), flush=True)
+input()  # until killed
+"""
+
+
+def test_a_sandbox_whose_parent_was_killed_ends_too():
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    url = parent.stdout.readline().strip()
+    assert httpx.get(f"{url}/v1/healthcheck", auth=("demo", "demo"), timeout=10).is_success
+    parent.kill()  # no chance to stop its child
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/v1/healthcheck", timeout=1)
+        except httpx.ConnectError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the sandbox outlived its parent")
+    parent.stdout.close()
+    if parent.stdin is not None:
+        parent.stdin.close()

@@ -246,3 +246,27 @@ def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, t
         "-1.00",
     ]
     run_on(qloop, window.aclose())
+
+
+def test_the_busy_demo_account_loads_a_period_and_finds_an_amount(qtbot, qloop, sandbox, settings):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    today = dt.date.today()
+    choose(qtbot, qloop, view, DEMO_PERSON_ID, today - dt.timedelta(days=9), today)
+    run_on(qloop, until(lambda: view.account.count() == 2))
+    view.account.setCurrentIndex(1)  # the busy account: about 1,370 records a day
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.export_button.isEnabled(), timeout=30))
+    loaded = view.model.loaded
+    assert 9 * 1300 < loaded < 10 * 1450  # the last movement is yesterday's
+    first = view.model.data(view.model.index(0, 2))  # "-12.34": look for that amount
+    view.search.setText(first.lstrip("-"))
+    run_on(qloop, until(lambda: not view.model.busy))
+    typed = first.lstrip("-")
+    rows = [
+        (view.model.data(view.model.index(r, 2)), view.model.data(view.model.index(r, 8)))
+        for r in range(view.model.rowCount())
+    ]
+    assert any(amount == first for amount, _balance in rows)
+    assert all(typed in (amount.lstrip("-"), balance.lstrip("-")) for amount, balance in rows)
+    assert view.status.text() == f"{view.model.rowCount():,} of {loaded:,} records shown"
+    run_on(qloop, window.aclose())
