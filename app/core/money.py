@@ -107,4 +107,8 @@ def plain_decimal(amount: int, currency: str) -> str:
         places = exponent(currency)
     except MoneyError:
         return str(amount)
-    return f"{Decimal(amount).scaleb(-places):.{places}f}"
+    if not places:
+        return str(amount)
+    # integer arithmetic: exact, and a million rows export in seconds, not tens of seconds
+    whole, fraction = divmod(abs(amount), 10**places)
+    return f"{'-' if amount < 0 else ''}{whole}.{fraction:0{places}d}"

@@ -190,7 +190,14 @@ def test_junk_in_a_statement_fails_early_and_in_linear_time(monkeypatch):
             validated.append(len(data))
             return adapter.validate_json(data)
 
+    parse = statement_module._parse
+
+    def counted_parse(data):
+        validated.append(len(data))  # parsed, then taken column by column
+        return parse(data)
+
     monkeypatch.setattr(statement_module, "_RECORDS", Counting())
+    monkeypatch.setattr(statement_module, "_parse", counted_parse)
     sent = []
 
     async def junk():
@@ -220,7 +227,14 @@ def test_records_with_braces_in_their_text_are_read_whole_in_linear_time(monkeyp
             validated.append(len(data))
             return adapter.validate_json(data)
 
+    parse = statement_module._parse
+
+    def counted_parse(data):
+        validated.append(len(data))  # parsed, then taken column by column
+        return parse(data)
+
     monkeypatch.setattr(statement_module, "_RECORDS", Counting())
+    monkeypatch.setattr(statement_module, "_parse", counted_parse)
     record = (
         b'{"id":"%d","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
         b'"currency":"EUR","description":"a},{b","balance_after":1}'
@@ -235,6 +249,37 @@ def test_records_with_braces_in_their_text_are_read_whole_in_linear_time(monkeyp
     assert [r["id"] for r in records] == [str(n) for n in range(40_000)]
     assert records[0]["description"] == "a},{b"
     assert sum(validated) < 3 * len(body)
+
+
+GOOD_RECORD = (
+    '{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+    '"currency":"EUR","description":"x","balance_after":-1'
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (',"amount":-1}', "amount"),
+        (',"amount":1e400}', "amount"),
+        (',"balance_after":9223372036854775808}', "balance_after"),
+        (',"type":["card"]}', "type"),
+        (',"booking_date":"2023-02-29"}', "booking_date"),
+        (',"description":"\\ud800"}', "JSON"),  # a lone surrogate
+        (',"reference":' + "[" * 5000 + "]" * 5000 + "}", "JSON"),  # nested past the limit
+    ],
+)
+def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
+    body = ("[" + GOOD_RECORD + "}," + GOOD_RECORD + extra + "]").encode()
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))
+
+    client = client_for(handler)
+    with pytest.raises(ResponseValidationError) as caught:
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    text = str(caught.value)
+    assert "(x-request-id " in text and named in text
 
 
 def test_a_record_longer_than_the_bound_is_refused():

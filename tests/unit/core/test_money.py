@@ -1,6 +1,17 @@
-import pytest
+from decimal import Decimal
 
-from app.core.money import MoneyError, exponent, format_minor, is_currency, to_minor
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.core.money import (
+    MoneyError,
+    exponent,
+    format_minor,
+    is_currency,
+    plain_decimal,
+    to_minor,
+)
 
 
 @pytest.mark.parametrize(("code", "places"), [("EUR", 2), ("JPY", 0), ("KWD", 3), ("CLF", 4)])
@@ -65,3 +76,20 @@ def test_format_minor():
     assert format_minor(-5, "EUR") == "-0.05 EUR"
     assert format_minor(1000000, "JPY") == "1,000,000 JPY"
     assert format_minor(1, "KWD", with_code=False) == "0.001"
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1), st.sampled_from(["EUR", "JPY", "KWD"]))
+def test_plain_decimals_are_the_exact_decimal_value(amount, currency):
+    places = exponent(currency)
+    assert plain_decimal(amount, currency) == f"{Decimal(amount).scaleb(-places):.{places}f}"
+
+
+def test_plain_decimals_of_small_and_unknown_amounts():
+    assert [plain_decimal(a, "EUR") for a in (-5, 0, 5, -123456)] == [
+        "-0.05",
+        "0.00",
+        "0.05",
+        "-1234.56",
+    ]
+    assert plain_decimal(-7, "JPY") == "-7" and plain_decimal(1, "KWD") == "0.001"
+    assert plain_decimal(1234, "XYZ") == "1234"  # an unknown currency keeps minor units
