@@ -107,8 +107,13 @@ def plain_decimal(amount: int, currency: str) -> str:
         places = exponent(currency)
     except MoneyError:
         return str(amount)
+    return decimal_text(amount, places)
+
+
+def decimal_text(amount: int, places: int) -> str:
+    """Minor units with ``places`` decimals as a plain decimal: (-5, 2) -> "-0.05". Integer
+    arithmetic: exact, and a million rows export in seconds, not tens of seconds."""
     if not places:
         return str(amount)
-    # integer arithmetic: exact, and a million rows export in seconds, not tens of seconds
     whole, fraction = divmod(abs(amount), 10**places)
     return f"{'-' if amount < 0 else ''}{whole}.{fraction:0{places}d}"

@@ -282,14 +282,15 @@ class StatementOperations(Operations):
             return added
 
         try:
-            with gc_paused():  # see app.core.gc_pause
-                async for chunk in stream.chunks():
-                    for piece in splitter.feed(chunk):
-                        if added := counted(reader.piece(piece)):
-                            yield added
-                final = splitter.finish()
-                if added := counted(reader.last(final[0] if final else None)):
-                    yield added
+            async for chunk in stream.chunks():
+                for piece in splitter.feed(chunk):
+                    with gc_paused():  # a piece's thousand records: see app.core.gc_pause
+                        added = counted(reader.piece(piece))
+                    if added:
+                        yield added
+            final = splitter.finish()
+            if added := counted(reader.last(final[0] if final else None)):
+                yield added
         except JsonStreamError as exc:
             raise stream.error(
                 ResponseValidationError, f"The answer to GET {path} is not a JSON array: {exc}"

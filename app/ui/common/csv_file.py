@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.csv_export import neutralise_row
 
-CHUNK = 5000
+CHUNK = 200  # rows written between two looks at the clock
+SLICE_SECONDS = 0.012  # then the window paints: under a frame of 16 ms
 
 
 def choose_csv_file(
@@ -59,11 +61,16 @@ async def write_csv(
         with path.open("w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
+            # rows a little at a time until a slice of time is used, then the window's turn
+            deadline = time.perf_counter() + SLICE_SECONDS
             while chunk := list(itertools.islice(rows, CHUNK)):
                 writer.writerows(neutralise_row(row) for row in chunk)
                 written += len(chunk)
-                progress(written)
-                await asyncio.sleep(0)
+                if time.perf_counter() >= deadline:
+                    progress(written)
+                    await asyncio.sleep(0)
+                    deadline = time.perf_counter() + SLICE_SECONDS
+            progress(written)
     except asyncio.CancelledError:
         _discard(path)  # never leave half a file that looks complete
         raise

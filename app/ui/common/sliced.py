@@ -13,6 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.core.gc_pause import gc_paused
+
 SLICE_SECONDS = 0.012  # well under a frame of 16 ms: scrolling stays smooth
 
 
@@ -50,19 +52,15 @@ class SlicedWork(QObject):
         if work is not None:
             work.close()
 
-    def finish_now(self) -> None:
-        """Run what is left without pausing (a table being thrown away, a test)."""
-        while self._work is not None:
-            self._step()
-
     def _step(self, first: bool = False) -> None:
         work = self._work
         if work is None:
             return
         deadline = time.perf_counter() + SLICE_SECONDS
         try:
-            while time.perf_counter() < deadline:
-                next(work)
+            with gc_paused():  # a slice's many small objects: see app.core.gc_pause
+                while time.perf_counter() < deadline:
+                    next(work)
         except StopIteration as stop:
             done = self._done
             self._work = self._done = None

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from app.api.banking.columns import Search, StatementColumns
-from app.core.gc_pause import gc_paused
-from app.core.money import plain_decimal
+from app.core.money import MoneyError, decimal_text, exponent
 from app.ui.common.formatting import money_text
 from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
@@ -50,29 +49,28 @@ _BIAS = 2**63  # makes a signed 64-bit amount a non-negative sort key
 _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
 
-def _cells(data: StatementColumns, row: int, money: Callable[[int, str], str]) -> tuple[str, ...]:
+def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
+    """A row as the table shows it."""
     currency = data.currency(row)
     return (
         dt.date.fromordinal(data.days[row]).isoformat(),
         data.types[row] or "",
-        money(data.signed_amount(row), currency),
+        money_text(data.signed_amount(row), currency),
         currency,
         data.descriptions[row],
         data.counterparty_names[row] or "",
         data.counterparty_accounts[row] or "",
         data.references[row],
-        money(data.balances[row], currency),
+        money_text(data.balances[row], currency),
     )
 
 
-def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
-    """A row as the table shows it."""
-    return _cells(data, row, money_text)
-
-
-def export_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
-    """A row as a spreadsheet reads it: numbers as plain decimals, text as it is."""
-    return _cells(data, row, plain_decimal)
+def _places(currency: str) -> int | None:
+    """The currency's decimal places; None for one this desk does not know (minor units)."""
+    try:
+        return exponent(currency)
+    except MoneyError:
+        return None
 
 
 class StatementModel(ReadOnlyTableModel):
@@ -156,18 +154,40 @@ class StatementModel(ReadOnlyTableModel):
         """A search or sort is still being worked out."""
         return self._work.running
 
-    def finish_work(self) -> None:
-        self._work.finish_now()
-
     def visible_rows(self) -> Iterator[tuple[str, ...]]:
         """The rows as shown: searched and sorted."""
         data = self._data
         return (format_cells(data, row) for row in array("I", self._order))
 
     def export_rows(self) -> Iterator[tuple[str, ...]]:
-        """The rows shown, in their order, as a spreadsheet reads them."""
+        """The rows shown, in their order, as a spreadsheet reads them: the rows of the
+        moment (a later sort does not change the file), each day's date and each currency's
+        decimal places worked out once."""
         data = self._data
-        return (export_cells(data, row) for row in array("I", self._order))
+        days: dict[int, str] = {}
+        places: dict[int, int | None] = {}
+        currency_values = data.currencies.values
+        for row in array("I", self._order):
+            ordinal, code = data.days[row], data.currencies.codes[row]
+            day = days.get(ordinal)
+            if day is None:
+                day = days[ordinal] = dt.date.fromordinal(ordinal).isoformat()
+            if code not in places:
+                places[code] = _places(currency_values[code] or "")
+            currency = currency_values[code] or ""
+            decimals = places[code]
+            amount, balance = data.signed_amount(row), data.balances[row]
+            yield (
+                day,
+                data.types[row] or "",
+                str(amount) if decimals is None else decimal_text(amount, decimals),
+                currency,
+                data.descriptions[row],
+                data.counterparty_names[row] or "",
+                data.counterparty_accounts[row] or "",
+                data.references[row],
+                str(balance) if decimals is None else decimal_text(balance, decimals),
+            )
 
     # -- Qt
 
@@ -216,19 +236,18 @@ class StatementModel(ReadOnlyTableModel):
         self._work.start(what, self._rows_in_order(rows, loaded), self._show)
 
     def _rows_in_order(self, rows: array[int] | None, loaded: int) -> Generator[None, None, Any]:
-        with gc_paused():  # the sort keys are a million small objects: see app.core.gc_pause
-            if rows is None:
-                rows = array("I")
-                search = self._search
-                for low in range(0, loaded, _STEP):
-                    rows.extend(search.rows(low, min(low + _STEP, loaded)))
-                    yield
-                if self._sort is None:
-                    return rows  # the search keeps booking order
-            column, order = self._sort or (-1, Qt.SortOrder.AscendingOrder)
-            descending = order == Qt.SortOrder.DescendingOrder
-            sort_keys = _sort_keys(self._data, column, descending)
-            return (yield from _sorted(rows, sort_keys, descending))
+        if rows is None:
+            rows = array("I")
+            search = self._search
+            for low in range(0, loaded, _STEP):
+                rows.extend(search.rows(low, min(low + _STEP, loaded)))
+                yield
+            if self._sort is None:
+                return rows  # the search keeps booking order
+        column, order = self._sort or (-1, Qt.SortOrder.AscendingOrder)
+        descending = order == Qt.SortOrder.DescendingOrder
+        sort_keys = _sort_keys(self._data, column, descending)
+        return (yield from _sorted(rows, sort_keys, descending))
 
     def _show(self, rows: array[int]) -> None:
         if len(rows) == len(self._order):

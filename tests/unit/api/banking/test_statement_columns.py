@@ -205,3 +205,18 @@ def test_the_collector_pauses_while_nested_and_resumes_after():
     with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError
     assert gc.isenabled()
+
+
+def test_the_chart_keeps_each_days_last_balance_piece_after_piece():
+    columns = StatementColumns()
+    day_one = [dict(GOOD, id=f"A{n}", balance_after=n) for n in range(3)]
+    day_two = [dict(GOOD, id="B", booking_date="2024-03-01", balance_after=7)]
+    assert columns.add_parsed(from_json(json.dumps(day_one[:2])))  # one currency
+    assert columns.add_parsed(from_json(json.dumps(day_one[2:] + day_two)))
+    assert columns.add_parsed(from_json(json.dumps([dict(GOOD, currency="USD")])))  # another
+    assert columns.daily_balances("EUR") == [
+        (dt.date(2024, 2, 29), 2),
+        (dt.date(2024, 3, 1), 7),
+    ]
+    assert columns.daily_balances("USD") == [(dt.date(2024, 2, 29), -1250)]
+    assert columns.main_currency() == "EUR" and columns.currency_counts[0] == 4
