@@ -157,7 +157,10 @@ class DemoHistory:
         moves = self.movements(block)
         first = moves.numbers.start
         skip = max(low - first, 0)
-        balance = self._balance_before(block) + sum(moves.amounts[:skip])
+        before = self._balance_before(block)
+        if len(self._balances) == block + 1:  # the next block's start, while the block is here
+            self._balances.append(before + sum(moves.amounts))
+        balance = before + sum(moves.amounts[:skip])
         amounts, kinds, descriptions, parties = (
             moves.amounts,
             moves.kinds,

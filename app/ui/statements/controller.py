@@ -154,7 +154,7 @@ class StatementsArea:
                     if reveal:
                         told = now
                         view.status.setText(f"Loading… {model.loaded:,} records")
-                    await asyncio.sleep(0)  # let the view paint between batches
+                    # no sleep(0) here: each read of the answer gives the window its turn
             model.reveal()
         except asyncio.CancelledError:
             if self._shown_for == (client_id, account_id):  # not when another account came
