@@ -87,6 +87,7 @@ class StatementModel(ReadOnlyTableModel):
         self._unrevealed = array("I")  # rows that match, in place, not yet told to the view
         self._search = Search(self._data, "")
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._searching = False  # a search is being worked out
         self._formatted: dict[int, tuple[str, ...]] = {}  # the rows lately shown
         self._work = SlicedWork(self)
         self._work.started.connect(self.working)
@@ -96,6 +97,7 @@ class StatementModel(ReadOnlyTableModel):
 
     def clear(self) -> None:
         self._work.stop()
+        self._searching = False
         self.beginResetModel()
         # an active search keeps filtering the rows of the next load
         self._data = StatementColumns()
@@ -229,6 +231,9 @@ class StatementModel(ReadOnlyTableModel):
         """Work out the rows shown (searched again, or the rows shown and waiting) in the
         order asked for; rows arriving meanwhile wait."""
         self.reveal()
+        # a search still being worked out is worked out again, with the new order
+        search_again = search_again or self._searching
+        self._searching = search_again
         loaded = len(self._data)
         rows = None if search_again else self._order + self._pending
         self._pending = array("I")
@@ -250,6 +255,7 @@ class StatementModel(ReadOnlyTableModel):
         return (yield from _sorted(rows, sort_keys, descending))
 
     def _show(self, rows: array[int]) -> None:
+        self._searching = False
         if len(rows) == len(self._order):
             self.layoutAboutToBeChanged.emit()
             self._order = rows

@@ -214,3 +214,16 @@ def test_rows_wait_for_reveal_when_asked_to(qtbot):
     assert model.rowCount() == 0 and inserted == []
     model.reveal()
     assert model.rowCount() == 3000 and inserted == [3000]
+
+
+def test_a_sort_asked_for_during_a_search_sorts_the_rows_found(qtbot):
+    records = many(60_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.set_search("fuel")
+    assert model.busy
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)  # before the search is done
+    settle(qtbot, model)
+    found = [r for r in records if r["description"] == "Fuel"]
+    expected = sorted(found, key=REFERENCE_KEYS[AMOUNT])
+    assert shown_references(model) == [r["reference"] for r in expected]
