@@ -452,12 +452,15 @@ class AnswerStream:
                         f"The answer from {self._transport._where()} did not end within "
                         f"{bounds.stream_total:g} s",
                     ) from None
+                except httpx.TimeoutException:
+                    raise self.call.error(
+                        ApiTimeoutError,
+                        f"The answer from {self._transport._where()} stopped: nothing came "
+                        f"for {bounds.step_timeout:g} s",
+                    ) from None
                 except httpx.TransportError as exc:
                     raise self.call.error(
-                        ApiTimeoutError
-                        if isinstance(exc, httpx.TimeoutException)
-                        else ApiConnectionError,
-                        self._transport._failure(exc),
+                        ApiConnectionError, self._transport._failure(exc)
                     ) from None
                 if piece is None:
                     break
@@ -636,7 +639,8 @@ def describe_transport_error(exc: BaseException) -> str:
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         text = str(current).strip()
-        if text:
+        # anyio's cancel scope tells how it stopped the wait, not why: the kind says that
+        if text and not text.startswith("Cancelled via cancel scope"):
             reason = text
         current = current.__cause__ or current.__context__
     meaning = next(

@@ -161,7 +161,10 @@ class Streamed:
 
 async def _paced(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
     for chunk in chunks:
-        yield chunk  # the loop serves other requests between two pieces
+        yield chunk
+        # the loop's turn between two pieces: it serves other requests, and a reader who
+        # went away is noticed (the response is then cancelled, the rest never made)
+        await asyncio.sleep(0)
 
 
 @dataclass(frozen=True)

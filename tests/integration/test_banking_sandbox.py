@@ -630,3 +630,36 @@ def test_an_empty_update_body_changes_nothing(admin, bank):
         assert response.status_code == 200, response.text
     assert response.json()["id"] == "C0000003"
     assert bank.clients["C0000003"].details == before
+
+
+def busy_statement(bank) -> tuple[str, object]:
+    """The busy demo account's address and its generated history."""
+    account = [a for a in bank.accounts.values() if a.client_id == DEMO_PERSON_ID][1]
+    url = f"/v1/clients/{DEMO_PERSON_ID}/accounts/{account.id}/statement"
+    return url, account.ledger.segments[-1]
+
+
+def test_a_long_statement_lets_other_requests_through_and_stops_when_its_reader_goes(
+    sandbox_url, bank, monkeypatch
+):
+    url, history = busy_statement(bank)
+    made = []
+    encoded = history.encoded
+    monkeypatch.setattr(history, "encoded", lambda *a: made.append(1) or encoded(*a))
+    params = {"date_from": "2000-01-01", "date_to": "2100-12-31"}
+    headers = {"x-partner-code": "PD"}
+    with httpx.Client(base_url=sandbox_url, auth=("demo", "demo"), timeout=30) as reader:
+        with reader.stream("GET", url, params=params, headers=headers) as answer:
+            chunks = answer.iter_raw()
+            next(chunks)
+            started = time.perf_counter()
+            assert reader.get("/v1/healthcheck").status_code == 200  # another connection
+            waited = time.perf_counter() - started
+            for _ in range(20):
+                next(chunks)
+        # the reader is gone after a few pieces of 123: the rest is never made
+        time.sleep(1.0)
+        settled = len(made)
+        time.sleep(0.5)
+    assert waited < 1.0
+    assert len(made) == settled < 60

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, TypeVar
@@ -62,13 +63,31 @@ def many(model: type[M]) -> TypeAdapter[list[M]]:
     return TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
+_PIECE_POSITION = re.compile(r" at line \d+ column \d+")
+
+
 def contract_error(
-    exc: ValidationError, method: str, path: str, request_id: str | None
+    exc: ValidationError,
+    method: str,
+    path: str,
+    request_id: str | None,
+    *,
+    records_before: int | None = None,
 ) -> ResponseValidationError:
+    """The first problem, where it is. In a streamed array validated a piece at a time,
+    ``records_before`` (the records of the earlier pieces) makes a record's number the
+    answer's, and a JSON problem is placed after the records taken."""
     first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
+    loc, message = list(first["loc"]), str(first["msg"])
+    if records_before is not None:
+        if loc and isinstance(loc[0], int):
+            loc[0] += records_before
+        elif not loc:  # the JSON itself: its line and column are the piece's, not the answer's
+            loc = [f"a record after the first {records_before:,}" if records_before else "a record"]
+            message = _PIECE_POSITION.sub("", message)
+    where = ".".join(str(part) for part in loc) or "the answer"
     return ResponseValidationError(
-        f"The answer to {method} {path} does not fit the contract: {where}: {first['msg']} "
+        f"The answer to {method} {path} does not fit the contract: {where}: {message} "
         f"(x-request-id {request_id})",
         request_id=request_id,
         method=method,

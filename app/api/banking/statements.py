@@ -29,7 +29,8 @@ from app.core.gc_pause import gc_paused
 _WHITESPACE = b" \t\n\r"
 _LOOK_BACK = 64  # bytes searched before a comma for the "}" that ends an object
 # a string (possibly cut off at the end), or a byte that opens, closes or separates items
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*(?:"|\Z)|[\[\]{},]', re.DOTALL)
+# possessive: a long string is one step of the matcher, not a step (and stack entry) per byte
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\Z)|[\[\]{},]', re.DOTALL)
 
 
 # what the statement's integer columns hold (the contract's int64)
@@ -206,12 +207,11 @@ class StatementReader:
             try:
                 columns.add_records(_RECORDS.validate_json(raw))
             except ValidationError as exc:
-                raise self._invalid(exc) from None
+                call = self._stream.call
+                raise contract_error(
+                    exc, call.method, call.path, call.request_id, records_before=before
+                ) from None
         return len(columns) - before
-
-    def _invalid(self, exc: ValidationError) -> ResponseValidationError:
-        call = self._stream.call
-        return contract_error(exc, call.method, call.path, call.request_id)
 
 
 def _parse(raw: bytes) -> Any:

@@ -157,12 +157,14 @@ class StatementsArea:
                     # no sleep(0) here: each read of the answer gives the window its turn
             model.reveal()
         except asyncio.CancelledError:
+            model.reveal()  # every record received is shown, as the status counts them
             if self._shown_for == (client_id, account_id):  # not when another account came
                 view.status.setText(
                     f"Cancelled after {model.loaded:,} records: Load again for the whole period."
                 )
             raise
         except ApiError as exc:
+            model.reveal()
             view.status.setText(
                 f"Loading failed after {model.loaded:,} records: these are not the whole period."
             )
@@ -177,7 +179,7 @@ class StatementsArea:
             f"{model.loaded:,} records, {date_from} to {date_to} "
             f"(loaded in {self.last_load_seconds:.1f} s)"
         )
-        view.status.setText(self._summary)
+        self._show_status()
         self._chart(currency)
 
     def cancel(self) -> None:
@@ -217,10 +219,16 @@ class StatementsArea:
             self.view.progress.setVisible(True)
 
     def _settled(self) -> None:
-        model = self.view.model
         if self._loading():
             return
         self.view.progress.setVisible(False)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """What the rows are: those a search found, or the whole load's summary."""
+        model = self.view.model
+        if model.busy:
+            return  # a sort or search is being worked out: it says so
         if model.searching and model.loaded:
             self.view.status.setText(f"{model.rowCount():,} of {model.loaded:,} records shown")
         elif self._summary:

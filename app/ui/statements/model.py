@@ -88,6 +88,7 @@ class StatementModel(ReadOnlyTableModel):
         self._search = Search(self._data, "")
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._searching = False  # a search is being worked out
+        self._place_all = False  # every waiting row is to be placed once the work is done
         self._formatted: dict[int, tuple[str, ...]] = {}  # the rows lately shown
         self._work = SlicedWork(self)
         self._work.started.connect(self.working)
@@ -97,7 +98,7 @@ class StatementModel(ReadOnlyTableModel):
 
     def clear(self) -> None:
         self._work.stop()
-        self._searching = False
+        self._searching = self._place_all = False
         self.beginResetModel()
         # an active search keeps filtering the rows of the next load
         self._data = StatementColumns()
@@ -109,35 +110,44 @@ class StatementModel(ReadOnlyTableModel):
         self.endResetModel()
 
     def rows_arrived(self, *, reveal: bool = True) -> None:
-        """Place the rows added to `storage` since last time. With ``reveal`` false, rows that
-        need no sorting wait for `reveal()`: telling the view of every small piece of a
+        """Place the rows added to `storage` since last time. With ``reveal`` false they
+        wait for a later call or `reveal()`: telling the view of every small piece of a
         million rows costs it more than the rows themselves."""
         start, self._placed = self._placed, len(self._data)
         shown = self._search.rows(start, self._placed)
         if self._sort is not None or self._work.running:
             self._pending.extend(shown)
-            if shown and not self._work.running:
-                self._arrange(search_again=False)
-            return
-        self._unrevealed.extend(shown)
+        else:
+            self._unrevealed.extend(shown)
         if reveal:
-            self.reveal()
+            self._show_waiting(eager=False)
 
     def add_records(self, records: list[StatementRecord]) -> None:
         """Records from elsewhere than a statement's stream (tests, a file)."""
         self._data.add_records(records)
-        self.rows_arrived()
+        self.rows_arrived(reveal=False)
+        self.reveal()
 
     def reveal(self) -> None:
-        """Show the rows added but not yet shown."""
+        """Show every row waiting (rows into a sorted table once sorted in)."""
+        self._show_waiting(eager=True)
+
+    def _show_waiting(self, *, eager: bool) -> None:
         waiting = self._unrevealed
-        if not waiting:
-            return
-        self._unrevealed = array("I")
-        first = len(self._order)
-        self.beginInsertRows(QModelIndex(), first, first + len(waiting) - 1)
-        self._order.extend(waiting)
-        self.endInsertRows()
+        if waiting:
+            self._unrevealed = array("I")
+            first = len(self._order)
+            self.beginInsertRows(QModelIndex(), first, first + len(waiting) - 1)
+            self._order.extend(waiting)
+            self.endInsertRows()
+        # rows for a sorted table: sorting all again for each piece of a long load would sort
+        # a million rows a thousand times, so only once they are half as many as those shown
+        # (the work done stays within twice a sort of the whole), and when asked for
+        pending = len(self._pending)
+        if pending and self._work.running:
+            self._place_all = self._place_all or eager  # once the work is done
+        elif pending and (eager or 2 * pending >= len(self._order)):
+            self._arrange(search_again=False)
 
     @property
     def loaded(self) -> int:
@@ -230,7 +240,8 @@ class StatementModel(ReadOnlyTableModel):
     def _arrange(self, *, search_again: bool) -> None:
         """Work out the rows shown (searched again, or the rows shown and waiting) in the
         order asked for; rows arriving meanwhile wait."""
-        self.reveal()
+        waiting, self._unrevealed = self._unrevealed, array("I")
+        self._pending = waiting + self._pending  # in the work, never told to the view
         # a search still being worked out is worked out again, with the new order
         search_again = search_again or self._searching
         self._searching = search_again
@@ -264,13 +275,11 @@ class StatementModel(ReadOnlyTableModel):
             self.beginResetModel()
             self._order = rows
             self.endResetModel()
-        if self._pending:  # rows that arrived meanwhile
-            if self._sort is None:
-                self._unrevealed.extend(self._pending)
-                self._pending = array("I")
-                self.reveal()
-            else:
-                self._arrange(search_again=False)
+        if self._pending and self._sort is None:  # rows that arrived meanwhile
+            self._unrevealed.extend(self._pending)
+            self._pending = array("I")
+        eager, self._place_all = self._place_all, False
+        self._show_waiting(eager=eager)
 
 
 SortKeys = tuple[Callable[["array[int]"], list[Any]], Callable[[Any], int]]
@@ -291,10 +300,13 @@ def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKey
         return keys, lambda key: (key & last) ^ flip
 
     def texts(text: Callable[[int], str]) -> SortKeys:
+        # one string a row, the text then the row: a million strings give the collector
+        # nothing to walk, where a million tuples would (NUL sorts before any letter, so a
+        # text sorts before the longer texts it begins)
         def keys(rows: array[int]) -> list[Any]:
-            return [(text(row).casefold(), row ^ flip) for row in rows]
+            return [f"{text(row).casefold()}\0{row ^ flip:08x}" for row in rows]
 
-        return keys, lambda key: key[1] ^ flip
+        return keys, lambda key: int(key[-8:], 16) ^ flip
 
     if column < 0:
         return ints(lambda row: 0)
@@ -339,7 +351,10 @@ def _sorted(
     keys_of, row_of = sort_keys
     runs = []
     for low in range(0, len(rows), _RUN):
-        run = keys_of(rows[low : low + _RUN])
+        run: list[Any] = []
+        for start in range(low, min(low + _RUN, len(rows)), _STEP):
+            run += keys_of(rows[start : min(start + _STEP, low + _RUN)])
+            yield
         run.sort()
         runs.append(run)
         yield

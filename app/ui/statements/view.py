@@ -39,14 +39,14 @@ from app.ui.statements.model import (
 )
 
 COLUMN_WIDTHS = {
-    DATE: 95,
-    TYPE: 80,
+    DATE: 90,
+    TYPE: 70,
     AMOUNT: 110,
-    CURRENCY: 70,
-    DESCRIPTION: 220,
-    COUNTERPARTY: 200,
-    ACCOUNT: 200,
-    REFERENCE: 110,
+    CURRENCY: 65,
+    DESCRIPTION: 190,
+    COUNTERPARTY: 180,
+    ACCOUNT: 190,
+    REFERENCE: 100,
     BALANCE: 130,
 }
 
@@ -122,6 +122,9 @@ class StatementView(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for column, width in COLUMN_WIDTHS.items():
             header.resizeSection(column, width)
+        # the balance beside the amount: a number cut at the window's edge reads as another
+        # number, a name cut there does not (the CSV keeps the model's order)
+        header.moveSection(header.visualIndex(BALANCE), header.visualIndex(CURRENCY) + 1)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 

@@ -227,3 +227,24 @@ def test_a_sort_asked_for_during_a_search_sorts_the_rows_found(qtbot):
     found = [r for r in records if r["description"] == "Fuel"]
     expected = sorted(found, key=REFERENCE_KEYS[AMOUNT])
     assert shown_references(model) == [r["reference"] for r in expected]
+
+
+def test_rows_streaming_into_a_sorted_table_are_sorted_in_a_few_times_not_per_piece(qtbot):
+    records = many(64_000)
+    model = StatementModel()
+    model.add_records(records[:1000])
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    sorts = []
+    model.working.connect(sorts.append)
+    arranged = []
+    original = model._arrange
+    model._arrange = lambda **kw: arranged.append(1) or original(**kw)
+    for start in range(1000, 64_000, 500):  # a load's pieces, each told to the model
+        model.storage.add_records(records[start : start + 500])
+        model.rows_arrived()
+        qtbot.wait(1)
+    model.reveal()  # the load is over: everything placed
+    settle(qtbot, model)
+    expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
+    assert shown_references(model) == [r["reference"] for r in expected]
+    assert len(arranged) <= 10  # 126 pieces, sorted in about log2(64) times

@@ -81,8 +81,9 @@ def test_cancel_stops_the_load(qtbot, qloop, sandbox, settings):
 
     run_on(qloop, load_then_cancel())
     assert window.area(StatementsArea).loading.cancelled()
-    assert view.status.text().startswith("Cancelled after ")
+    assert view.status.text().startswith(f"Cancelled after {view.model.loaded:,} records")
     assert view.model.loaded < 100_000
+    assert view.model.rowCount() == view.model.loaded  # every record received is shown
     assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()
     run_on(qloop, window.aclose())
 
@@ -269,4 +270,18 @@ def test_the_busy_demo_account_loads_a_period_and_finds_an_amount(qtbot, qloop, 
     assert any(amount == first for amount, _balance in rows)
     assert all(typed in (amount.lstrip("-"), balance.lstrip("-")) for amount, balance in rows)
     assert view.status.text() == f"{view.model.rowCount():,} of {loaded:,} records shown"
+    run_on(qloop, window.aclose())
+
+
+def test_a_search_typed_before_loading_filters_the_load_and_says_so(
+    qtbot, qloop, sandbox, settings
+):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    view.search.setText("Salary")
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.export_button.isEnabled(), timeout=30))
+    shown, loaded = view.model.rowCount(), view.model.loaded
+    assert 0 < shown < loaded
+    assert view.status.text() == f"{shown:,} of {loaded:,} records shown"
     run_on(qloop, window.aclose())

@@ -2,6 +2,8 @@
 size caps, whatever the server sends, and every failure says why and quotes the request id."""
 
 import asyncio
+import contextlib
+import dataclasses
 import datetime as dt
 import gzip
 import time
@@ -394,3 +396,68 @@ def test_an_answer_without_the_error_body_names_the_redirect_and_the_request_id(
 def test_a_bad_port_is_refused_plainly(port):
     with pytest.raises(InvalidInput, match="the port must be a number from 1 to 65535"):
         Transport(Profile(f"http://127.0.0.1:{port}", "demo", "pw", "PC"))
+
+
+async def one_record_then_nothing(reader, writer):
+    await reader.readuntil(b"\r\n\r\n")
+    first = f"[{GOOD_RECORD}}},"
+    lines = [
+        "HTTP/1.1 200 OK",
+        "content-type: application/json",
+        "transfer-encoding: chunked",
+        "",
+        f"{len(first):x}",
+        first,
+        "",
+    ]
+    writer.write("\r\n".join(lines).encode())
+    await writer.drain()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.sleep(5)
+    writer.close()
+
+
+async def stalled_statement() -> str:
+    server = await asyncio.start_server(one_record_then_nothing, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    profile = Profile(f"http://127.0.0.1:{port}", "demo", "secret", "PC")
+    profile = dataclasses.replace(profile, bounds=Bounds(step_timeout=0.5))
+    client = BankingClient(Transport(profile, retry=FAST))
+    try:
+        await client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
+    except ApiTimeoutError as exc:
+        return str(exc)
+    finally:
+        await client.aclose()
+        server.close()
+    return "no error"
+
+
+def test_a_statement_that_stops_midway_is_given_up_in_plain_words():
+    text = asyncio.run(stalled_statement())
+    assert text.startswith("The answer from http://127.0.0.1:")
+    assert "stopped: nothing came for 0.5 s (x-request-id " in text
+    assert "cancel scope" not in text
+
+
+@pytest.mark.parametrize(
+    ("bad", "where"),
+    [
+        ('"direction":"refund"', "2500.direction: Input should be 'credit' or 'debit'"),
+        ('"description":"\\ud800"', "a record: Invalid JSON: unexpected end of hex escape ("),
+    ],
+)
+def test_a_bad_record_deep_in_a_statement_is_named_by_its_place_in_the_answer(bad, where):
+    good = GOOD_RECORD + "}"
+    records = [good] * 3000
+    records[2500] = good.replace('"direction":"debit"', bad).replace('"description":"x"', bad)
+    body = ("[" + ",".join(records) + "]").encode()
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))
+
+    client = client_for(handler)
+    with pytest.raises(ResponseValidationError) as caught:
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    text = str(caught.value)
+    assert where in text and ": :" not in text and " column " not in text

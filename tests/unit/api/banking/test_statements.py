@@ -1,10 +1,11 @@
 import json
+import tracemalloc
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.banking.statements import JsonArraySplitter, JsonStreamError, join
+from app.api.banking.statements import JsonArraySplitter, JsonStreamError, join, last_item_end
 
 objects = st.dictionaries(
     st.text(max_size=5),
@@ -75,3 +76,13 @@ def test_bad_streams_are_refused(raw, message):
 
 def test_empty_array_gives_no_piece():
     assert split(b" [ ] ", 1, 1) == []
+
+
+def test_the_exact_scan_of_a_long_string_takes_no_memory_per_byte():
+    text = b'{"description":"' + b"a}, " * 500_000 + b'"},{"a":1},{"b":'
+    tracemalloc.start()
+    end = last_item_end(text)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert end == len(text) - 6  # the comma before {"b":
+    assert peak < 4 * 1024 * 1024  # the text is 2 MB; a stack entry a byte was 120 bytes a byte
