@@ -663,3 +663,19 @@ def test_a_long_statement_lets_other_requests_through_and_stops_when_its_reader_
         time.sleep(0.5)
     assert waited < 1.0
     assert len(made) == settled < 60
+
+
+def test_a_statement_is_read_in_pieces_larger_than_httpcores_64_kib(sandbox_url):
+    async def scenario():
+        client = make_client(sandbox_url)
+        account = (await client.list_accounts(DEMO_PERSON_ID))[0]
+        path = f"/v1/clients/{DEMO_PERSON_ID}/accounts/{account.id}/statement"
+        params = {"date_from": "2000-01-01", "date_to": "2100-12-31"}
+        stream = await client.transport.stream("GET", path, params=params)
+        sizes = [len(chunk) async for chunk in stream.chunks()]
+        await client.aclose()
+        return sizes
+
+    sizes = run(scenario())
+    assert max(sizes) > 64 * 1024  # the read size set in app.api.transport (READ_BYTES)
+    assert max(sizes) <= 256 * 1024
