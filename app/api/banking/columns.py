@@ -24,7 +24,7 @@ import datetime as dt
 import re
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -243,15 +243,24 @@ class StatementColumns:
 
     def _days(self, texts: Sequence[Any]) -> array[int]:
         ordinals = self._ordinals
+        # records come in date order: a piece's new dates are mostly its first and last
+        self._learn_dates(texts[:1])
+        self._learn_dates(texts[-1:])
         try:
             return array("i", map(ordinals.get, texts))  # type: ignore[arg-type] # None: new
         except TypeError:
             pass
-        for text in set(texts).difference(ordinals):  # TypeError when unhashable
+        self._learn_dates(set(texts).difference(ordinals))  # TypeError when unhashable
+        return array("i", map(ordinals.__getitem__, texts))
+
+    def _learn_dates(self, texts: Iterable[Any]) -> None:
+        ordinals = self._ordinals
+        for text in texts:
+            if text in ordinals:
+                continue
             if type(text) is not str or not _DATE.fullmatch(text):
                 raise Unplain
             ordinals[text] = dt.date.fromisoformat(text).toordinal()  # ValueError: 2024-02-30
-        return array("i", map(ordinals.__getitem__, texts))
 
     def _add(
         self,
