@@ -259,6 +259,18 @@ GOOD_RECORD = (
 )
 
 
+def statement_refusal(body: bytes) -> str:
+    """The error the client gives for a statement answer of this body."""
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))
+
+    client = client_for(handler)
+    with pytest.raises(ResponseValidationError) as caught:
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    return str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
@@ -272,15 +284,7 @@ GOOD_RECORD = (
     ],
 )
 def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
-    body = ("[" + GOOD_RECORD + "}," + GOOD_RECORD + extra + "]").encode()
-
-    def handler(request):
-        return httpx.Response(200, content=lazily(body, 1))
-
-    client = client_for(handler)
-    with pytest.raises(ResponseValidationError) as caught:
-        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
-    text = str(caught.value)
+    text = statement_refusal(("[" + GOOD_RECORD + "}," + GOOD_RECORD + extra + "]").encode())
     assert "(x-request-id " in text and named in text
 
 
@@ -451,13 +455,5 @@ def test_a_bad_record_deep_in_a_statement_is_named_by_its_place_in_the_answer(ba
     good = GOOD_RECORD + "}"
     records = [good] * 3000
     records[2500] = good.replace('"direction":"debit"', bad).replace('"description":"x"', bad)
-    body = ("[" + ",".join(records) + "]").encode()
-
-    def handler(request):
-        return httpx.Response(200, content=lazily(body, 1))
-
-    client = client_for(handler)
-    with pytest.raises(ResponseValidationError) as caught:
-        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
-    text = str(caught.value)
+    text = statement_refusal(("[" + ",".join(records) + "]").encode())
     assert where in text and ": :" not in text and " column " not in text
