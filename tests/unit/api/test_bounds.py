@@ -277,6 +277,8 @@ def statement_refusal(body: bytes) -> str:
         (',"amount":-1}', "amount"),
         (',"amount":1e400}', "amount"),
         (',"balance_after":9223372036854775808}', "balance_after"),
+        (',"amount":18446744073709551616}', "amount"),  # past 64 bits: orjson gives a float
+        (',"balance_after":-100000000000000000000000}', "balance_after"),
         (',"type":["card"]}', "type"),
         (',"booking_date":"2023-02-29"}', "booking_date"),
         (',"description":"\\ud800"}', "JSON"),  # a lone surrogate

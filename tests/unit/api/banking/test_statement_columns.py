@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from pydantic_core import from_json
 
 from app.api.banking.columns import Search, StatementColumns, TextColumn
-from app.api.banking.statements import _RECORDS
+from app.api.banking.statements import _RECORDS, _parse
 from app.core.gc_pause import gc_paused
 
 GOOD = {
@@ -81,6 +80,8 @@ EDGES = [
     ("amount", 1.0),
     ("amount", "12"),
     ("amount", 2**63),
+    ("amount", 2**64),  # orjson reads integers past 64 bits as floats
+    ("balance_after", 10**30),
     ("balance_after", -(2**63)),
     ("balance_after", -(2**63) - 1),
     ("type", None),
@@ -111,7 +112,11 @@ def check_same_as_the_model(items: list[dict[str, Any]]) -> None:
     raw = json.dumps(items).encode()
     expected = model_records(raw)
     columns = StatementColumns()
-    taken = columns.add_parsed(from_json(raw))
+    try:
+        parsed = _parse(raw)  # the parser the statement reader uses
+    except ValueError:
+        parsed = None  # the reader leaves such a piece to the model
+    taken = parsed is not None and columns.add_parsed(parsed)
     if expected is None:
         assert not taken and len(columns) == 0  # refused: nothing changed
     elif taken:
@@ -141,7 +146,7 @@ def test_records_come_back_as_they_arrived_with_dates_amounts_and_codes():
         dict(GOOD, id="ST2", direction="credit", amount=0, currency="JPY", reference=None),
         dict(GOOD, id="ST3", booking_date="2024-03-01", counterparty_name=None),
     ]
-    assert columns.add_parsed(from_json(json.dumps(rows)))
+    assert columns.add_parsed(_parse(json.dumps(rows)))
     assert columns.record(1) == {
         **rows[1],
         "booking_date": dt.date(2024, 2, 29),
@@ -183,7 +188,7 @@ def test_search_finds_text_dates_and_amounts_typed():
         dict(GOOD, id="C", amount=125, balance_after=-1250, booking_date="2024-03-01"),
         dict(GOOD, id="D", currency="JPY", amount=1250, balance_after=5, counterparty_name="Wolt"),
     ]
-    assert columns.add_parsed(from_json(json.dumps(rows)))
+    assert columns.add_parsed(_parse(json.dumps(rows)))
     assert searched(columns, "12.50") == ["A", "B", "C"]  # C: a balance of -12.50
     assert searched(columns, "-12.50") == ["A", "C"]  # debits, and balances below zero
     assert searched(columns, "1,250") == ["D"]  # yen have no decimals
@@ -211,9 +216,9 @@ def test_the_chart_keeps_each_days_last_balance_piece_after_piece():
     columns = StatementColumns()
     day_one = [dict(GOOD, id=f"A{n}", balance_after=n) for n in range(3)]
     day_two = [dict(GOOD, id="B", booking_date="2024-03-01", balance_after=7)]
-    assert columns.add_parsed(from_json(json.dumps(day_one[:2])))  # one currency
-    assert columns.add_parsed(from_json(json.dumps(day_one[2:] + day_two)))
-    assert columns.add_parsed(from_json(json.dumps([dict(GOOD, currency="USD")])))  # another
+    assert columns.add_parsed(_parse(json.dumps(day_one[:2])))  # one currency
+    assert columns.add_parsed(_parse(json.dumps(day_one[2:] + day_two)))
+    assert columns.add_parsed(_parse(json.dumps([dict(GOOD, currency="USD")])))  # another
     assert columns.daily_balances("EUR") == [
         (dt.date(2024, 2, 29), 2),
         (dt.date(2024, 3, 1), 7),
