@@ -177,8 +177,8 @@ class StatementColumns:
         self.ids = TextColumn()
         self.descriptions = TextColumn()
         self.references = TextColumn()
-        # for the chart: the balance after the day's last record, by (currency code, day)
-        self.last_balances: dict[tuple[int, int], int] = {}
+        # for the chart: by currency code, the balance after each day's last record
+        self.last_balances: dict[int, dict[int, int]] = {}
         self.currency_counts: Counter[int] = Counter()
         self._ordinals: dict[str, int] = {}  # a date's ordinal, parsed once per date
 
@@ -295,10 +295,21 @@ class StatementColumns:
         self.ids.append(ids)
         self.descriptions.append(descriptions)
         self.references.append(references)
-        self.last_balances.update(
-            zip(zip(currency_codes, days, strict=True), balances, strict=True)
-        )
-        self.currency_counts.update(currency_codes)
+        self._remember_balances(currency_codes, days, balances)
+
+    def _remember_balances(self, codes: array[int], days: array[int], balances: array[int]) -> None:
+        """Each day's last balance, and the count of records, by currency."""
+        if not codes:
+            return
+        first = codes[0]
+        if codes.count(first) == len(codes):  # one currency, as most pieces: no pair per row
+            self.last_balances.setdefault(first, {}).update(dict(zip(days, balances, strict=True)))
+            self.currency_counts[first] += len(codes)
+            return
+        last = dict(zip(zip(codes, days, strict=True), balances, strict=True))  # the last wins
+        for (code, day), balance in last.items():
+            self.last_balances.setdefault(code, {})[day] = balance
+        self.currency_counts.update(codes)
 
     # -- reading
 
@@ -334,11 +345,8 @@ class StatementColumns:
         """The balance at the end of each day with a movement in that currency."""
         values = self.currencies.values
         code = values.index(currency) if currency in values else -1
-        return [
-            (dt.date.fromordinal(day), balance)
-            for (which, day), balance in sorted(self.last_balances.items())
-            if which == code
-        ]
+        by_day = self.last_balances.get(code, {})
+        return [(dt.date.fromordinal(day), by_day[day]) for day in sorted(by_day)]
 
 
 def _rows(items: list[Any]) -> list[Sequence[Any]] | None:

@@ -97,7 +97,8 @@ class JsonArraySplitter:
                 raise JsonStreamError(f"no record ends within {self.record_bytes:,} bytes")
             return []
         cut = self._last
-        piece = bytes(buffer[:cut])
+        with memoryview(buffer) as view:  # one copy: a slice and bytes() of it would be two
+            piece = bytes(view[:cut])
         del buffer[: cut + 1]
         self._scanned = max(self._scanned - cut - 1, 0)
         self._last = -1
@@ -136,7 +137,12 @@ class JsonArraySplitter:
 
 def join(first: bytes, second: bytes) -> bytes:
     """Two pieces as the bytes they were cut from (the cut is made at the comma itself)."""
-    return first + b"," + second
+    return b",".join((first, second))
+
+
+def bracketed(items: bytes) -> bytes:
+    """Items as the JSON array of them, copied once (chained + would copy them twice)."""
+    return b"".join((b"[", items, b"]"))
 
 
 def last_item_end(text: bytes) -> int:
@@ -169,7 +175,7 @@ class StatementReader:
         """The number of records the piece completed."""
         text = piece if self._carry is None else join(self._carry, piece)
         self._carry = None
-        raw = b"[" + text + b"]"
+        raw = bracketed(text)
         try:
             parsed = _parse(raw)
         except ValueError:
@@ -184,7 +190,7 @@ class StatementReader:
         self._carry = rest
         if end < 0:
             return 0
-        return self._add(b"[" + text[:end] + b"]")
+        return self._add(bracketed(text[:end]))
 
     def last(self, piece: bytes | None) -> int:
         """The final piece (None when the array ended on a cut): all that is left must parse."""
@@ -193,7 +199,7 @@ class StatementReader:
         if not parts:
             return 0
         text = join(*parts) if len(parts) == 2 else parts[0]
-        return self._add(b"[" + text + b"]")
+        return self._add(bracketed(text))
 
     def _add(self, raw: bytes, parsed: Any = None) -> int:
         columns = self._columns

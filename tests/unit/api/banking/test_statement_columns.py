@@ -225,3 +225,27 @@ def test_the_chart_keeps_each_days_last_balance_piece_after_piece():
     ]
     assert columns.daily_balances("USD") == [(dt.date(2024, 2, 29), -1250)]
     assert columns.main_currency() == "EUR" and columns.currency_counts[0] == 4
+
+
+def test_a_piece_of_several_currencies_keeps_each_ones_last_balance_of_the_day():
+    mixed = [
+        dict(GOOD, id="1", currency="EUR", balance_after=1),
+        dict(GOOD, id="2", currency="USD", balance_after=50),
+        dict(GOOD, id="3", currency="EUR", balance_after=2),
+        dict(GOOD, id="4", currency="USD", booking_date="2024-03-01", balance_after=60),
+        dict(GOOD, id="5", currency="USD", booking_date="2024-03-01", balance_after=70),
+    ]
+    for take in ("parsed", "validated"):
+        columns = StatementColumns()
+        if take == "parsed":
+            assert columns.add_parsed(_parse(json.dumps(mixed)))
+        else:
+            columns.add_records(_RECORDS.validate_python(mixed))
+        assert columns.daily_balances("EUR") == [(dt.date(2024, 2, 29), 2)]
+        assert columns.daily_balances("USD") == [
+            (dt.date(2024, 2, 29), 50),
+            (dt.date(2024, 3, 1), 70),
+        ]
+        assert columns.daily_balances("GBP") == []
+        assert columns.main_currency() == "USD"
+        assert (columns.currency_counts[0], columns.currency_counts[1]) == (2, 3)
