@@ -184,6 +184,8 @@ class StatementReader:
             return self._add(raw, parsed)
         # validate up to the true end of the last whole record
         end = last_item_end(text)
+        if end >= 0 and not text[:end].strip(_WHITESPACE):  # "[" or "," before the comma
+            raise JsonStreamError("a comma follows no item")  # `[]` would take it silently
         rest = text if end < 0 else text[end + 1 :]
         if len(rest) > self._record_bytes:
             raise JsonStreamError(f"a record is longer than {self._record_bytes:,} bytes")

@@ -290,6 +290,32 @@ def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
     assert "(x-request-id " in text and named in text
 
 
+def statement_refusal_in(chunks: list[bytes]) -> str:
+    """The error the client gives for a statement answer arriving in these chunks."""
+
+    async def arriving():
+        for chunk in chunks:
+            yield chunk
+
+    client = client_for(lambda request: httpx.Response(200, content=arriving()))
+    with pytest.raises(ResponseValidationError) as caught:
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("where", ["after [", "after [ and spaces", "between two records"])
+def test_an_empty_item_before_a_long_record_is_refused(where):
+    # a record longer than a piece makes the reader find the last whole record itself
+    long = (GOOD_RECORD + ',"reference":"' + "y" * 300_000 + '"}').encode()
+    short = (GOOD_RECORD + "}").encode()
+    if where == "between two records":  # ",," where a piece is cut
+        chunks = [b"[" + b",".join([short] * 3000) + b",", b"," + long + b",", short + b"]"]
+    else:
+        chunks = [(b"[," if where == "after [" else b"[ \n ,") + long + b"," + short + b"]"]
+    assert b"".join(chunks).count(b",,") == (where == "between two records")
+    assert "a comma follows no item" in statement_refusal_in(chunks)
+
+
 def test_a_record_longer_than_the_bound_is_refused():
     huge = b'[{"id":"1","description":"' + b"x" * (3 * MiB) + b'"}]'
 
