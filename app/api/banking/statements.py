@@ -27,7 +27,7 @@ from app.api.transport import AnswerStream
 from app.core.gc_pause import gc_paused
 
 _WHITESPACE = b" \t\n\r"
-_LOOK_BACK = 64  # bytes searched before a comma for the "}" that ends an object
+_LOOK_BACK = 64  # bytes first searched before a comma for the "}" that ends an object
 # a string (possibly cut off at the end), or a byte that opens, closes or separates items
 # possessive: a long string is one step of the matcher, not a step (and stack entry) per byte
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\Z)|[\[\]{},]', re.DOTALL)
@@ -112,8 +112,7 @@ class JsonArraySplitter:
         buffer = self._buffer
         end = len(buffer)
         while (comma := buffer.rfind(b",", self._scanned, end)) >= 0:
-            before = buffer[max(0, comma - _LOOK_BACK) : comma].rstrip(_WHITESPACE)
-            if before.endswith(b"}"):
+            if _after_object(buffer, comma):
                 self._last = comma
                 break
             end = comma
@@ -133,6 +132,19 @@ class JsonArraySplitter:
         if self._cut:
             raise JsonStreamError("a comma is not followed by an item")
         return []
+
+
+def _after_object(buffer: bytearray, comma: int) -> bool:
+    """Whether the last byte before the comma, whitespace aside, is a "}". The look-back
+    doubles while it finds only whitespace: each comma is looked at once, so a long run of
+    whitespace costs its length, never a refusal of a valid answer."""
+    look = _LOOK_BACK
+    while True:
+        start = max(0, comma - look)
+        before = buffer[start:comma].rstrip(_WHITESPACE)
+        if before or start == 0:
+            return before.endswith(b"}")
+        look *= 2
 
 
 def join(first: bytes, second: bytes) -> bytes:

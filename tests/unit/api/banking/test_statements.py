@@ -55,6 +55,21 @@ def test_pieces_end_where_objects_end():
     assert parse_all(pieces) == [{"a": 1}, {"b": "x},y"}, {"c": 3}]
 
 
+@pytest.mark.parametrize("spaces", [63, 64, 65, 5000])
+def test_whitespace_of_any_length_before_a_comma_still_ends_a_piece(spaces):
+    items = [{"n": n, "text": "x" * 100} for n in range(200)]
+    raw = b"[" + (b" " * spaces + b",").join(json.dumps(item).encode() for item in items) + b"]"
+    splitter = JsonArraySplitter(piece_size=1024, record_bytes=8192)
+    pieces = [
+        piece
+        for start in range(0, len(raw), 700)
+        for piece in splitter.feed(raw[start : start + 700])
+    ]
+    pieces.extend(splitter.finish())
+    assert len(pieces) > 10  # cut as it arrived, not refused as one endless record
+    assert parse_all(pieces) == items
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
