@@ -225,7 +225,14 @@ class StatementReader:
                 parsed = None  # the model words what is wrong
         if parsed is None or not columns.add_parsed(parsed):
             try:
-                columns.add_records(_RECORDS.validate_json(raw))
+                # the model judges the values the columns saw (one parser, one nesting limit),
+                # or the text itself when it did not parse, to word what is wrong
+                records = (
+                    _RECORDS.validate_json(raw)
+                    if parsed is None
+                    else _RECORDS.validate_python(parsed)
+                )
+                columns.add_records(records)
             except ValidationError as exc:
                 call = self._stream.call
                 raise contract_error(
@@ -238,8 +245,9 @@ def _parse(raw: bytes) -> Any:
     """A piece as Python values. orjson, not pydantic-core's parser: it parses a piece in
     about two-thirds of the time (a million-record load 10-15 % sooner). They refuse the same
     texts (no NaN, lone surrogates, control characters or bad UTF-8); where orjson gives a
-    float for an integer past 64 bits, or refuses 1e400, the record model reads the piece
-    again and words what is wrong (`StatementColumns.add_parsed` takes integers only)."""
+    float for an integer past 64 bits the record model refuses it, naming the field
+    (`StatementColumns.add_parsed` takes integers only), and a text orjson refuses (1e400,
+    nesting past 1,024) is read by the record model, which words what is wrong."""
     return orjson.loads(raw)
 
 

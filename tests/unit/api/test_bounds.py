@@ -290,6 +290,20 @@ def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
     assert "(x-request-id " in text and named in text
 
 
+@pytest.mark.parametrize("amount", ["1", "1.0"])  # 1.0: the piece goes to the record model
+def test_a_deeply_nested_unknown_field_is_judged_alike_on_either_path(amount):
+    nested = "[" * 500 + "]" * 500
+    record = GOOD_RECORD.replace('"amount":1', '"amount":' + amount) + ',"extra":' + nested + "}"
+    body = ("[" + GOOD_RECORD + "}," + record + "]").encode()
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))
+
+    client = client_for(handler)
+    records = run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert [record["amount"] for record in records] == [1, 1]
+
+
 def statement_refusal_in(chunks: list[bytes]) -> str:
     """The error the client gives for a statement answer arriving in these chunks."""
 
