@@ -509,8 +509,9 @@ class _Decoder:
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decoded bytes of one piece of the answer, in steps."""
-        if self._zlib is None:
-            yield self._counted(data)
+        if self._zlib is None:  # in steps too: an answer handed over whole is no exception
+            for start in range(0, len(data), self.STEP):
+                yield self._counted(data[start : start + self.STEP])
             return
         pending = data
         while True:

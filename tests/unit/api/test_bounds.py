@@ -330,6 +330,18 @@ def test_an_empty_item_before_a_long_record_is_refused(where):
     assert "a comma follows no item" in statement_refusal_in(chunks)
 
 
+def test_a_last_record_longer_than_the_bound_is_refused_when_all_comes_at_once():
+    huge = (GOOD_RECORD + ',"reference":"' + "x" * (3 * MiB) + '"}').encode()
+    body = b"[" + (GOOD_RECORD + "},").encode() + huge + b"]"
+
+    def handler(request):
+        return httpx.Response(200, content=lazily(body, 1))  # one chunk: the whole answer
+
+    client = client_for(handler, Bounds(record_bytes=MiB))
+    with pytest.raises(ResponseValidationError, match="no record ends within 1,048,576 bytes"):
+        run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+
+
 def test_a_record_longer_than_the_bound_is_refused():
     huge = b'[{"id":"1","description":"' + b"x" * (3 * MiB) + b'"}]'
 
