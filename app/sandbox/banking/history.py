@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import random
 from dataclasses import dataclass, field
+from itertools import accumulate, chain, islice, repeat
 
 BLOCK = 4096
 CURRENCY = "EUR"
@@ -42,26 +43,32 @@ _JSON_COUNTERPARTIES = [
 ]
 
 
-def _head(kind: str, credit: bool, description: str, party: int) -> str:
-    """The start of a record's JSON object: its fields but id, date, amounts and reference."""
+Head = tuple[str, bool, str, int]  # kind, credit, description, counterparty (-1: none)
+# the rest of a record, after its head: filled in by one bytes formatting per piece
+_TAIL = b'"id":"ST%09d","booking_date":"%s","amount":%d,"reference":"TX%07d","balance_after":%d}'
+_TEMPLATES_KEPT = 256  # templates kept for the next blocks: most heads recur, not invoices
+
+
+def _template(head: Head) -> bytes:
+    """A record's JSON with its head filled in and the rest left to ``_TAIL``'s formatting."""
+    kind, credit, description, party = head
     name, iban = _JSON_COUNTERPARTIES[party] if party >= 0 else ("null", "null")
     direction = "credit" if credit else "debit"
-    return (
+    text = (
         f'{{"type":"{kind}","direction":"{direction}","currency":"{CURRENCY}",'
-        f'"description":{json.dumps(description)},"counterparty_name":{name},'
-        f'"counterparty_account":{iban},'
+        f'"description":{json.dumps(description, ensure_ascii=False)},'
+        f'"counterparty_name":{name},"counterparty_account":{iban},'
     )
+    return text.encode().replace(b"%", b"%%") + _TAIL
 
 
 @dataclass(frozen=True)
 class Movements:
-    """One block, generated: per movement its kind, signed amount, description, counterparty
-    (an index into COUNTERPARTIES, or -1 for none) and number in the history."""
+    """One block, generated: per movement what its record shares with others (its head) and
+    its signed amount, and the movements' numbers in the history."""
 
-    kinds: list[str]
+    heads: list[Head]
     amounts: list[int]
-    descriptions: list[str]
-    counterparties: list[int]
     numbers: range
 
 
@@ -77,6 +84,7 @@ class DemoHistory:
     seed: int
     opening: int
     _balances: list[int] = field(default_factory=list, repr=False)  # before each block
+    _templates: dict[Head, bytes] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return self.count
@@ -108,15 +116,14 @@ class DemoHistory:
         draw = rng.random
         first = block * BLOCK
         numbers = range(first, min(first + BLOCK, self.count))
-        kinds, amounts, descriptions, counterparties = [], [], [], []
+        heads: list[Head] = []
+        amounts: list[int] = []
         parties = len(COUNTERPARTIES)
         for n in numbers:
             roll = draw()
             if roll < 0.05:
-                kinds.append("sepa")
+                heads.append(("sepa", True, "Salary", SALARY_FROM))
                 amounts.append(150_000 + int(draw() * 250_001))
-                descriptions.append("Salary")
-                counterparties.append(SALARY_FROM)
                 continue
             kind = "card" if roll < 0.75 else "sepa" if roll < 0.93 else "internal"
             if roll >= 0.99:
@@ -125,11 +132,13 @@ class DemoHistory:
             choices = DESCRIPTIONS[kind]
             text = choices[int(draw() * len(choices))]
             amount = 100 + int(draw() * 24_901)
-            kinds.append(kind)
-            amounts.append(amount if kind == "interest" else -amount)
-            descriptions.append(f"Invoice 2024-{n}" if text is INVOICE else text)
-            counterparties.append(-1 if kind == "interest" else party)
-        return Movements(kinds, amounts, descriptions, counterparties, numbers)
+            if kind == "interest":
+                heads.append((kind, True, text, -1))
+                amounts.append(amount)
+            else:
+                heads.append((kind, False, f"Invoice 2024-{n}" if text is INVOICE else text, party))
+                amounts.append(-amount)
+        return Movements(heads, amounts, numbers)
 
     def _balance_before(self, block: int) -> int:
         balances = self._balances
@@ -148,45 +157,51 @@ class DemoHistory:
         """The records low..high-1 as JSON, all in one piece (objects joined by commas)."""
         if currency not in (None, CURRENCY) or low >= high:
             return []
-        texts: list[str] = []
-        for block in range(low // BLOCK, (high - 1) // BLOCK + 1):
-            texts.extend(self._encode_block(block, low, high))
-        return [",".join(texts).encode()]
+        blocks = range(low // BLOCK, (high - 1) // BLOCK + 1)
+        return [b",".join([self._encode_block(block, low, high) for block in blocks])]
 
-    def _encode_block(self, block: int, low: int, high: int) -> list[str]:
+    def _encode_block(self, block: int, low: int, high: int) -> bytes:
+        """The block's records in low..high-1, by one formatting of a template made of each
+        record's (`_template`, made once per head) with all their values: no Python step per
+        record, which made the sandbox as slow as the app reading what it sends."""
         moves = self.movements(block)
         first = moves.numbers.start
-        skip = max(low - first, 0)
         before = self._balance_before(block)
         if len(self._balances) == block + 1:  # the next block's start, while the block is here
             self._balances.append(before + sum(moves.amounts))
-        balance = before + sum(moves.amounts[:skip])
-        amounts, kinds, descriptions, parties = (
-            moves.amounts,
-            moves.kinds,
-            moves.descriptions,
-            moves.counterparties,
+        start, stop = max(low, first), min(moves.numbers.stop, high)
+        amounts = moves.amounts[start - first : stop - first]
+        heads = moves.heads[start - first : stop - first]
+        templates = self._templates
+        if len(templates) > _TEMPLATES_KEPT:  # invoices have heads of their own
+            templates.clear()
+        for head in set(heads).difference(templates):
+            templates[head] = _template(head)
+        balance = before + sum(moves.amounts[: start - first])
+        balances = islice(accumulate(amounts, initial=balance), 1, None)  # after each
+        values = zip(
+            range(self.start + start + 1, self.start + stop + 1),  # the record's id
+            self._day_texts(start, stop),
+            map(abs, amounts),
+            range(start, stop),  # its reference
+            balances,
+            strict=True,
         )
-        # what a record shares with others of its kind, text and counterparty, made once
-        shared: dict[tuple[str, bool, str, int], str] = {}
-        day_text, next_day, out = "", first + skip, []
-        for n in range(first + skip, min(moves.numbers.stop, high)):
-            if n >= next_day:  # the day changes: when does it change next?
-                ordinal = self.day(n)
-                day_text = dt.date.fromordinal(ordinal).isoformat()
-                next_day = self.first_of(ordinal + 1)
-            at = n - first
-            amount = amounts[at]
-            balance += amount
-            key = (kinds[at], amount > 0, descriptions[at], parties[at])
-            head = shared.get(key)
-            if head is None:
-                head = shared[key] = _head(*key)
-            out.append(
-                f'{head}"id":"ST{self.start + n + 1:09d}","booking_date":"{day_text}",'
-                f'"amount":{abs(amount)},"reference":"TX{n:07d}","balance_after":{balance}}}'
+        text = b",".join(map(templates.__getitem__, heads))
+        return text % tuple(chain.from_iterable(values))
+
+    def _day_texts(self, start: int, stop: int) -> list[bytes]:
+        """The booking date of each movement start..stop-1, as ISO text."""
+        texts: list[bytes] = []
+        number = start
+        while number < stop:
+            ordinal = self.day(number)
+            following = min(self.first_of(ordinal + 1), stop)
+            texts.extend(
+                repeat(dt.date.fromordinal(ordinal).isoformat().encode(), following - number)
             )
-        return out
+            number = following
+        return texts
 
     def first_of(self, ordinal: int) -> int:
         """The number of the first movement on or after the day."""
