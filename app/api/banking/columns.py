@@ -1,10 +1,11 @@
 """A statement held as columns: a million records in about a hundred bytes each.
 
-Records go from the stream straight into columns: a parsed piece's values are taken column
-by column, and its dicts are then dropped. Dates, amounts and balances are compact integer
-arrays (`array`); strings that repeat — type, currency, counterparty name and account — are
-stored once in a dictionary and each row holds its value's code; free text — id, description,
-reference — is kept once, a piece's values joined into one string with where each begins.
+Records go from the stream straight into columns: a decoded piece's values are taken column
+by column (`add_plain`, or `add_parsed` for dicts), and its records are then dropped. Dates,
+amounts and balances are compact integer arrays (`array`); strings that repeat — type,
+currency, counterparty name and account — are stored once in a dictionary and each row holds
+its value's code; free text — id, description, reference — is kept once, a piece's values
+joined into one string with where each begins.
 Nothing is formatted here: the window formats the few rows it shows.
 
 Taking a piece costs a few passes in C over each column, never a Python step per record:
@@ -26,7 +27,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from app.core.money import MoneyError, to_minor
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from app.api.banking.statements import StatementRecord
 
 # the fields in the order they are taken; the last three may be left out of a record
-_FIELDS = itemgetter(
+_FIELD_NAMES = (
     "booking_date",
     "direction",
     "amount",
@@ -48,6 +49,8 @@ _FIELDS = itemgetter(
     "counterparty_account",
     "reference",
 )
+_FIELDS = itemgetter(*_FIELD_NAMES)
+_ATTRIBUTES = attrgetter(*_FIELD_NAMES)
 _CREDIT = {"credit": 1, "debit": 0}
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -191,6 +194,14 @@ class StatementColumns:
 
     # -- adding
 
+    def add_plain(self, records: Sequence[Any]) -> bool:
+        """Take records decoded with every field typed as JSON had it (`statements._Plain`:
+        strings, integers, None where a field may be null); False (and nothing taken) when a
+        value is still not what StatementRecord accepts, such as a date that does not exist."""
+        if not records:
+            return True
+        return self._take(list(zip(*map(_ATTRIBUTES, records), strict=True)))
+
     def add_parsed(self, items: Any) -> bool:
         """Take parsed JSON records when every value is plainly what StatementRecord accepts;
         False (and nothing taken) when anything is not."""
@@ -199,8 +210,11 @@ class StatementColumns:
         if not items:
             return True
         rows = _rows(items)
-        if rows is None:
-            return False
+        return rows is not None and self._take(rows)
+
+    def _take(self, rows: list[Sequence[Any]]) -> bool:
+        """Take the values of records, column by column (in `_FIELDS`' order), when they are
+        plainly right; False (and nothing taken) when anything is not."""
         days, directions, amounts, balances, types, currencies = rows[:6]
         ids, descriptions, names, accounts, references = rows[6:]
         try:
@@ -377,9 +391,7 @@ def _rows(items: list[Any]) -> list[Sequence[Any]] | None:
         return None
 
 
-_FIELDS_REQUIRED = itemgetter(
-    "booking_date", "direction", "amount", "balance_after", "type", "currency", "id", "description"
-)
+_FIELDS_REQUIRED = itemgetter(*_FIELD_NAMES[:-3])
 
 
 class Search:

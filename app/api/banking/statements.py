@@ -1,8 +1,9 @@
 """Statements: the records of an account over a period, streamed and validated in pieces.
 
 A statement can hold a million records. It is read as it arrives: the JSON array is cut into
-pieces where an object ends and a comma follows, and each piece is parsed (orjson) and taken
-into columns, between which the GUI keeps running. Inside a string the same bytes can occur; a
+pieces where an object ends and a comma follows, and each piece is decoded (msgspec; orjson
+when it holds more than plain values) and taken into columns, between which the GUI keeps
+running. Inside a string the same bytes can occur; a
 piece cut there does not parse, and only then is it scanned exactly (strings skipped) to find
 the true end of its last record. Each byte is scanned a bounded number of times, and no record
 may grow past ``Bounds.record_bytes``, so a hostile answer costs linear time and bounded memory.
@@ -15,6 +16,7 @@ import re
 from collections.abc import AsyncGenerator
 from typing import Annotated, Any, Literal, NotRequired
 
+import msgspec
 import orjson
 from pydantic import Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic needs this one on Python 3.11
@@ -55,6 +57,28 @@ class StatementRecord(TypedDict):
 
 
 _RECORDS: TypeAdapter[list[StatementRecord]] = TypeAdapter(list[StatementRecord])
+
+
+class _Plain(msgspec.Struct, gc=False):
+    """A statement record as the fast path decodes it: each field as plain JSON (strings and
+    integers; dates and directions are checked by the columns). A piece with any other value
+    is left to the slower way (`StatementReader._add`), which accepts the same or words why
+    not."""
+
+    id: str
+    booking_date: str
+    type: str
+    direction: str
+    amount: int
+    currency: str
+    description: str
+    balance_after: int
+    counterparty_name: str | None = None
+    counterparty_account: str | None = None
+    reference: str | None = None
+
+
+_PLAIN = msgspec.json.Decoder(list[_Plain])
 
 
 class JsonStreamError(ValueError):
@@ -173,9 +197,10 @@ def last_item_end(text: bytes) -> int:
 
 
 class StatementReader:
-    """Puts the pieces of a statement into columns. A piece is parsed once; its values go
-    straight into the columns when they are plainly right (`StatementColumns.add_parsed`),
-    and only otherwise does the record model validate it, to accept it or word the error."""
+    """Puts the pieces of a statement into columns. A piece is decoded once into plain typed
+    records whose values go straight into the columns (`StatementColumns.add_plain`); only
+    a piece with other values is parsed into dicts (`add_parsed`), and only when those are
+    not plainly right either does the record model validate it, to accept or word the error."""
 
     def __init__(self, stream: AnswerStream, record_bytes: int, into: StatementColumns) -> None:
         self._stream = stream
@@ -188,6 +213,9 @@ class StatementReader:
         text = piece if self._carry is None else join(self._carry, piece)
         self._carry = None
         raw = bracketed(text)
+        added = self._add_plain(raw)
+        if added is not None:
+            return added
         try:
             parsed = _parse(raw)
         except ValueError:
@@ -215,7 +243,20 @@ class StatementReader:
         text = join(*parts) if len(parts) == 2 else parts[0]
         return self._add(bracketed(text))
 
+    def _add_plain(self, raw: bytes) -> int | None:
+        """The records the fast path took, or None (and nothing taken) when it did not."""
+        columns = self._columns
+        before = len(columns)
+        records = _plain(raw)
+        if records is None or not columns.add_plain(records):
+            return None
+        return len(columns) - before
+
     def _add(self, raw: bytes, parsed: Any = None) -> int:
+        if parsed is None:
+            added = self._add_plain(raw)
+            if added is not None:
+                return added
         columns = self._columns
         before = len(columns)
         if parsed is None:
@@ -239,6 +280,23 @@ class StatementReader:
                     exc, call.method, call.path, call.request_id, records_before=before
                 ) from None
         return len(columns) - before
+
+
+def _plain(raw: bytes) -> list[_Plain] | None:
+    """A piece decoded by the fast path (msgspec, into `_Plain`: a third less time than
+    parsing into dicts, and a third less again taking the values), or None when it is not
+    plainly records. It refuses what the slower way refuses but for text in fields it skips
+    (it does not check their UTF-8, so that is checked first) and nesting past Python's
+    recursion limit (then the slower way decides, as for any other piece it refuses)."""
+    if not raw.isascii():
+        try:
+            raw.decode()
+        except UnicodeDecodeError:
+            return None
+    try:
+        return _PLAIN.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _parse(raw: bytes) -> Any:

@@ -183,6 +183,40 @@ def test_compressed_answers_are_read_and_broken_ones_typed(encoding):
 # ---------------------------------------------------------------- the statement stream
 
 
+def count_parsing(monkeypatch, parsed: list[int]) -> None:
+    """Count into ``parsed`` the bytes each of the reader's parsers reads."""
+    for name in ("_plain", "_parse"):  # the fast path's decoder, the slower way's parser
+        parser = getattr(statement_module, name)
+
+        def counted(data, parser=parser):
+            parsed.append(len(data))
+            return parser(data)
+
+        monkeypatch.setattr(statement_module, name, counted)
+
+
+def test_plain_records_are_read_by_the_fast_path_alone(monkeypatch):
+    parsed: list[int] = []
+    count_parsing(monkeypatch, parsed)
+
+    def slower_way(data):
+        raise AssertionError("a plain piece went the slower way")
+
+    monkeypatch.setattr(statement_module, "_parse", slower_way)
+    record = GOOD_RECORD.replace('"id":"1"', '"id":"%d"') + ',"counterparty_name":"Bolt OÜ"}'
+    body = ("[" + ",".join(record % n for n in range(20_000)) + "]").encode()
+
+    async def arriving():
+        for start in range(0, len(body), 64 * 1024):
+            yield body[start : start + 64 * 1024]
+
+    client = client_for(lambda request: httpx.Response(200, content=arriving()))
+    records = run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert [r["id"] for r in records] == [str(n) for n in range(20_000)]
+    assert records[-1]["counterparty_name"] == "Bolt OÜ"
+    assert len(parsed) >= 2 and sum(parsed) < len(body) + 2 * len(parsed)  # each byte once
+
+
 def test_junk_in_a_statement_fails_early_and_in_linear_time(monkeypatch):
     validated = []
     adapter = statement_module._RECORDS
@@ -192,14 +226,8 @@ def test_junk_in_a_statement_fails_early_and_in_linear_time(monkeypatch):
             validated.append(len(data))
             return adapter.validate_json(data)
 
-    parse = statement_module._parse
-
-    def counted_parse(data):
-        validated.append(len(data))  # parsed, then taken column by column
-        return parse(data)
-
+    count_parsing(monkeypatch, validated)
     monkeypatch.setattr(statement_module, "_RECORDS", Counting())
-    monkeypatch.setattr(statement_module, "_parse", counted_parse)
     sent = []
 
     async def junk():
@@ -229,14 +257,8 @@ def test_records_with_braces_in_their_text_are_read_whole_in_linear_time(monkeyp
             validated.append(len(data))
             return adapter.validate_json(data)
 
-    parse = statement_module._parse
-
-    def counted_parse(data):
-        validated.append(len(data))  # parsed, then taken column by column
-        return parse(data)
-
+    count_parsing(monkeypatch, validated)
     monkeypatch.setattr(statement_module, "_RECORDS", Counting())
-    monkeypatch.setattr(statement_module, "_parse", counted_parse)
     record = (
         b'{"id":"%d","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
         b'"currency":"EUR","description":"a},{b","balance_after":1}'
@@ -282,11 +304,13 @@ def statement_refusal(body: bytes) -> str:
         (',"type":["card"]}', "type"),
         (',"booking_date":"2023-02-29"}', "booking_date"),
         (',"description":"\\ud800"}', "JSON"),  # a lone surrogate
+        (',"extra":"\udcc3"}', "invalid unicode"),  # bad UTF-8 where the fast path skips
         (',"reference":' + "[" * 5000 + "]" * 5000 + "}", "JSON"),  # nested past the limit
     ],
 )
 def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
-    text = statement_refusal(("[" + GOOD_RECORD + "}," + GOOD_RECORD + extra + "]").encode())
+    body = "[" + GOOD_RECORD + "}," + GOOD_RECORD + extra + "]"
+    text = statement_refusal(body.encode("utf-8", "surrogateescape"))  # \udcXX: the byte XX
     assert "(x-request-id " in text and named in text
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from app.api.banking.columns import Search, StatementColumns, TextColumn
-from app.api.banking.statements import _RECORDS, _parse
+from app.api.banking.statements import _RECORDS, _parse, _plain
 from app.core.gc_pause import gc_paused
 
 GOOD = {
@@ -116,11 +116,21 @@ def test_edge_values_are_taken_exactly_as_the_model_takes_them(field, value):
 
 
 def check_same_as_the_model(items: list[dict[str, Any]]) -> None:
-    """The reader's two ways agree with the model reading the JSON text: the columns take a
-    piece, or the model judges the values parsed (the text itself when it did not parse)."""
-    raw = json.dumps(items).encode()
+    check_text_same_as_the_model(json.dumps(items).encode())
+
+
+def check_text_same_as_the_model(raw: bytes) -> None:
+    """The reader's three ways agree with the model reading the JSON text: the columns take
+    the piece decoded plainly, or parsed, or the model judges the values parsed (the text
+    itself when it did not parse)."""
     expected = model_records(raw)
     columns = StatementColumns()
+    plain = _plain(raw)  # the fast path
+    if plain is not None and columns.add_plain(plain):
+        assert expected is not None
+        assert normalised(rows_of(columns)) == normalised(expected)
+        return
+    assert len(columns) == 0  # not taken: nothing changed
     try:
         parsed = _parse(raw)  # the parser the statement reader uses
     except ValueError:
@@ -136,6 +146,51 @@ def check_same_as_the_model(items: list[dict[str, Any]]) -> None:
     if judged is not None:
         columns.add_records(judged)
         assert normalised(rows_of(columns)) == normalised(expected)
+
+
+_BASE = json.dumps(GOOD).encode()[:-1]  # a good record without its closing brace
+HOSTILE_TEXTS = {
+    "bad UTF-8 in an unknown field": _BASE + b', "x": "\xc3"}',
+    "an overlong UTF-8 form in an unknown field": _BASE + b', "x": "\xc0\xaf"}',
+    "a surrogate as UTF-8 in an unknown field": _BASE + b', "x": "\xed\xa0\x80"}',
+    "bad UTF-8 in a field": _BASE.replace(b'"Groceries"', b'"\xff"') + b"}",
+    "a lone surrogate in an unknown field": _BASE + b', "x": "\\ud800"}',
+    "a lone low surrogate in a field": _BASE.replace(b'"Groceries"', b'"\\udc00"') + b"}",
+    "a control character in an unknown field": _BASE + b', "x": "\x01"}',
+    "NaN in an unknown field": _BASE + b', "x": NaN}',
+    "1e400 in an unknown field": _BASE + b', "x": 1e400}',
+    "an integer of 500 digits in an unknown field": _BASE + b', "x": ' + b"9" * 500 + b"}",
+    "nesting 300 deep in an unknown field": _BASE + b', "x": ' + b"[" * 300 + b"]" * 300 + b"}",
+    "nesting 2000 deep in an unknown field": _BASE + b', "x": ' + b"[" * 2000 + b"]" * 2000 + b"}",
+    "a field twice, the last right": _BASE.replace(b'"amount": 1250', b'"amount": "x"')
+    + b', "amount": 7}',
+    "a field twice, the last wrong": _BASE + b', "amount": "x"}',
+    "an optional field twice, the last null": _BASE + b', "reference": null}',
+    "an escaped key": _BASE.replace(b'"amount"', b'"\\u0061mount"') + b"}",
+    "a trailing comma": _BASE + b",}",
+    "an amount of 2**63": _BASE.replace(b"1250", str(2**63).encode()) + b"}",
+    "an amount of 1.0": _BASE.replace(b"1250", b"1.0") + b"}",
+    "an amount of true": _BASE.replace(b"1250", b"true") + b"}",
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS.values(), ids=HOSTILE_TEXTS)
+def test_hostile_text_is_judged_alike_by_the_fast_path_and_the_slower_way(text):
+    """Whether the plain decoder or the parser and the model read a piece, it is accepted as
+    the same records or refused alike (the model on the parsed values is the reference here:
+    it reads unknown fields nested deeper than its own parser would)."""
+    raw = b"[" + text + b"," + text + b"]"
+    try:
+        slower = model_values(_parse(raw))
+    except ValueError:
+        slower = model_records(raw)
+    columns = StatementColumns()
+    plain = _plain(raw)
+    if plain is not None and columns.add_plain(plain):
+        assert slower is not None
+        assert normalised(rows_of(columns)) == normalised(slower)
+    else:
+        assert len(columns) == 0
 
 
 def test_a_piece_not_taken_leaves_the_columns_as_they_were():
