@@ -96,10 +96,6 @@ def format_minor(amount: int, currency: str, *, with_code: bool = True) -> str:
     return f"{text} {currency}" if with_code else text
 
 
-def minor_to_decimal(amount: int, currency: str) -> Decimal:
-    return Decimal(amount).scaleb(-exponent(currency))
-
-
 def plain_decimal(amount: int, currency: str) -> str:
     """Minor units as a plain decimal a spreadsheet reads as a number: 123456 EUR -> "1234.56",
     -5 JPY -> "-5" (no thousands separators, no code). Unknown currencies keep minor units."""

@@ -98,6 +98,7 @@ class JsonArraySplitter:
         self._cut = False  # a piece was cut off: an item must follow its comma
         self._scanned = 0  # the buffer before this was searched for cuts
         self._last = -1  # the last cut found so far: a comma after an object's "}"
+        self._skipped = 0  # whitespace before the array
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Pieces completed by this chunk: the items' bytes without brackets or the last comma."""
@@ -106,6 +107,11 @@ class JsonArraySplitter:
         if not self._opened:
             start = len(buffer) - len(buffer.lstrip(_WHITESPACE))
             if start == len(buffer):
+                self._skipped += start
+                if self._skipped > self.record_bytes:  # not read on until the time limit
+                    raise JsonStreamError(
+                        f"expected a JSON array, found {self._skipped:,} bytes of whitespace"
+                    )
                 buffer.clear()
                 return []
             if buffer[start : start + 1] != b"[":

@@ -89,6 +89,21 @@ def test_bad_streams_are_refused(raw, message):
         read_all()
 
 
+def test_endless_whitespace_before_the_array_is_refused_once_past_a_record_length():
+    splitter = JsonArraySplitter(record_bytes=4096)
+    for _ in range(4):
+        assert splitter.feed(b" \n" * 512) == []  # 4,096 bytes: as long as a record may be
+    with pytest.raises(JsonStreamError, match="found 4,097 bytes of whitespace"):
+        splitter.feed(b" ")
+    splitter = JsonArraySplitter(record_bytes=4096)
+    splitter.feed(b" " * 4096)
+    assert split_after(splitter, b'[{"a": 1}]') == [{"a": 1}]
+
+
+def split_after(splitter: JsonArraySplitter, raw: bytes) -> list[object]:
+    return parse_all([*splitter.feed(raw), *splitter.finish()])
+
+
 def test_empty_array_gives_no_piece():
     assert split(b" [ ] ", 1, 1) == []
 
