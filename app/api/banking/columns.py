@@ -87,6 +87,12 @@ class DictionaryColumn:
             self.values.append(value)
         return array("I", map(index.__getitem__, values))
 
+    def forget_after(self, count: int) -> None:
+        """Forget the values from the count-th on (no row has their codes)."""
+        for value in self.values[count:]:
+            del self._index[value]
+        del self.values[count:]
+
     def __getitem__(self, row: int) -> str | None:
         return self.values[self.codes[row]]
 
@@ -286,17 +292,29 @@ class StatementColumns:
         free: tuple[Sequence[Any], ...],
     ) -> None:
         """Everything is computed before any column grows: a piece that cannot be taken
-        leaves the columns as they were."""
+        leaves the columns as they were (the dictionaries forget the values it brought)."""
         types, currencies, names, accounts = repeated
-        type_codes = self.types.encode(types)
-        currency_codes = self.currencies.encode(currencies)
-        name_codes = self.counterparty_names.encode(names)
-        account_codes = self.counterparty_accounts.encode(accounts)
-        ids = TextColumn.prepare(free[0], nullable=False)
-        descriptions = TextColumn.prepare(free[1], nullable=False)
-        references = TextColumn.prepare(free[2], nullable=True)
-        if not len(days) == len(credits) == len(amounts) == len(balances) == len(ids[1]) - 1:
-            raise Unplain
+        dictionaries = (
+            self.types,
+            self.currencies,
+            self.counterparty_names,
+            self.counterparty_accounts,
+        )
+        known = [len(dictionary.values) for dictionary in dictionaries]
+        try:
+            type_codes = self.types.encode(types)
+            currency_codes = self.currencies.encode(currencies)
+            name_codes = self.counterparty_names.encode(names)
+            account_codes = self.counterparty_accounts.encode(accounts)
+            ids = TextColumn.prepare(free[0], nullable=False)
+            descriptions = TextColumn.prepare(free[1], nullable=False)
+            references = TextColumn.prepare(free[2], nullable=True)
+            if not len(days) == len(credits) == len(amounts) == len(balances) == len(ids[1]) - 1:
+                raise Unplain
+        except Exception:
+            for dictionary, count in zip(dictionaries, known, strict=True):
+                dictionary.forget_after(count)
+            raise
         # from here on nothing can fail
         self.days += days
         self.credits += credits

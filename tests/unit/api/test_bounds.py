@@ -314,6 +314,16 @@ def test_a_hostile_record_is_refused_naming_what_is_wrong(extra, named):
     assert "(x-request-id " in text and named in text
 
 
+def test_a_piece_of_many_bad_records_is_refused_at_the_first_in_little_memory():
+    body = b"[" + b",".join([b"{}"] * 300_000) + b"]"  # each record lacks eight fields
+    tracemalloc.start()
+    text = statement_refusal(body)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert "0.id: Field required" in text
+    assert peak < 64 * 1024 * 1024  # 2.4 million errors as Python objects took over 1 GB
+
+
 @pytest.mark.parametrize("amount", ["1", "1.0"])  # 1.0: the piece goes to the record model
 def test_a_deeply_nested_unknown_field_is_judged_alike_on_either_path(amount):
     nested = "[" * 500 + "]" * 500

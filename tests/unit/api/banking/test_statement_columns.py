@@ -171,6 +171,14 @@ HOSTILE_TEXTS = {
     "an amount of 2**63": _BASE.replace(b"1250", str(2**63).encode()) + b"}",
     "an amount of 1.0": _BASE.replace(b"1250", b"1.0") + b"}",
     "an amount of true": _BASE.replace(b"1250", b"true") + b"}",
+    "an integer of 4,301 digits in an unknown field": _BASE + b', "x": ' + b"9" * 4301 + b"}",
+    "1e400 and nesting 200 deep in unknown fields": _BASE
+    + b', "x": '
+    + b"[" * 200
+    + b"]" * 200
+    + b', "z": 1e400}',
+    "an unknown field": _BASE + b', "x": 1}',
+    "a field named as msgspec's own": _BASE + b', "__struct_fields__": 1}',
 }
 
 
@@ -204,6 +212,16 @@ def test_a_piece_not_taken_leaves_the_columns_as_they_were():
     assert not columns.add_parsed([dict(GOOD, balance_after=2**63)])
     assert not columns.add_parsed({"not": "a list"})
     assert rows_of(columns) == before and len(columns.days) == len(columns.balances) == 1
+    brought = dict(GOOD, type="T2", currency="XYZ", counterparty_name="New", description=5)
+    assert not columns.add_parsed([brought])  # the description refused after the rest
+    for dictionary, values in [
+        (columns.types, ["card"]),
+        (columns.currencies, ["EUR"]),
+        (columns.counterparty_names, ["Maxima LT UAB"]),
+    ]:
+        assert dictionary.values == values  # the piece's new values forgotten
+    assert columns.add_parsed([dict(brought, description="d")])
+    assert rows_of(columns)[1]["currency"] == "XYZ" and columns.currencies.values[1] == "XYZ"
 
 
 def test_records_come_back_as_they_arrived_with_dates_amounts_and_codes():
