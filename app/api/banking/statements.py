@@ -3,10 +3,10 @@
 A statement can hold a million records. It is read as it arrives: the JSON array is cut into
 pieces where an object ends and a comma follows, and each piece is decoded (msgspec; orjson
 when it holds more than plain values) and taken into columns, between which the GUI keeps
-running. Inside a string the same bytes can occur; a
-piece cut there does not parse, and only then is it scanned exactly (strings skipped) to find
-the true end of its last record. Each byte is scanned a bounded number of times, and no record
-may grow past ``Bounds.record_bytes``, so a hostile answer costs linear time and bounded memory.
+running. Inside a string the same bytes can occur; a piece cut there does not parse, and only
+then is it scanned exactly (strings skipped) to find the true end of its last record. Each
+byte is scanned a bounded number of times, and no record may grow past
+``Bounds.record_bytes``, so a hostile answer costs linear time and bounded memory.
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ def _plain(raw: bytes) -> list[_Plain] | None:
             return None
     try:
         return _PLAIN.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except msgspec.DecodeError:  # its values are never nested: no recursion to run out of
         return None
 
 
