@@ -34,6 +34,12 @@ def not_allowed(message: str) -> Refusal:
     return Refusal(message, title="Operation not allowed")
 
 
+def room(held: int, most: int, what: str) -> None:
+    """Refuse to store one more when ``most`` are held: the sandbox's memory is bounded."""
+    if held >= most:
+        raise not_allowed(f"The sandbox holds its most {what} ({most:,}): reset it to start over")
+
+
 def error_body(message: str, title: str) -> bytes:
     """The contract's error body, with a fresh error_id each time. A message that quotes what
     was sent never carries a card number, nor a lone surrogate (shown as its escape)."""

@@ -356,3 +356,15 @@ def test_an_empty_body_and_an_empty_object_are_the_same_account_opening(admin, b
     assert first.status_code == again.status_code == 200
     assert again.headers["x-idempotent-replay"] == "true"
     assert sum(1 for a in bank.accounts.values() if a.client_id == "C0000005") == 1
+
+
+def test_a_full_store_refuses_one_more_client_and_changes_nothing(admin, bank, monkeypatch):
+    from app.sandbox.banking import state
+
+    held = len(bank.clients)
+    monkeypatch.setattr(state, "MAX_CLIENTS", held)
+    body = {"client_type": "PERSON", "client": person_body(external_id=unique())}
+    answer = post_raw(admin, "/v1/clients", json.dumps(body).encode(), unique())
+    refused(answer, f"The sandbox holds its most clients ({held:,}): reset it to start over")
+    assert answer.json()["detail"]["title"] == "Operation not allowed"
+    assert len(bank.clients) == held

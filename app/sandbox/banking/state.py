@@ -28,7 +28,7 @@ from app.sandbox.banking.ledger import Ledger, Movement
 from app.sandbox.banking.nace import ALLOWED
 from app.sandbox.banking.tariff import WORLD_CURRENCIES, internal_fee, sepa_fee, world_fee
 from app.sandbox.clock import Scheduler
-from app.sandbox.errors import Refusal, not_allowed, not_found
+from app.sandbox.errors import Refusal, not_allowed, not_found, room
 
 T = TypeVar("T")
 
@@ -45,6 +45,13 @@ STARTING_BALANCES: dict[str, int] = {
     "CHF": 1_000_000,
     "JPY": 1_000_000,  # ¥1,000,000 (exponent 0)
 }
+
+#: The most the sandbox stores of each, so that its memory is bounded (a store full refuses
+#: one more with a 400 asking for a reset): each is a few kilobytes at most, by its schema.
+MAX_CLIENTS = 10_000
+MAX_ACCOUNTS = 20_000
+MAX_TRANSFERS = 50_000
+MAX_ATTACHMENTS = 50_000
 
 #: A transfer whose recipient_name starts with this ends in status "error" (funds released).
 REJECTED_RECIPIENT_PREFIX = "REJECT"
@@ -211,6 +218,7 @@ class Bank:
         created: dt.date | None = None,
         reviewed: bool = False,
     ) -> Pending[Client]:
+        room(len(self.clients), MAX_CLIENTS, "clients")
         if client_type == "COMPANY":
             check_nace(details.get("nace_code"))
         stored = {**details, "create_date": (created or self.now().date()).isoformat()}
@@ -284,6 +292,7 @@ class Bank:
     # -- accounts
 
     def open_account(self, client: Client, *, opened: dt.date | None = None) -> Pending[Account]:
+        room(len(self.accounts), MAX_ACCOUNTS, "accounts")
         number = f"{self._account_number:011d}"
         iban = str(IBAN.generate(BANK_COUNTRY, bank_code=BANK_CODE, account_code=number))
         day = opened or self.now().date()
@@ -353,6 +362,8 @@ class Bank:
     # -- transfers
 
     def _check_source(self, account: Account, transfer_id: str) -> None:
+        """Whether a transfer of this id may be sent from the account (and stored)."""
+        room(len(self.transfers), MAX_TRANSFERS, "transfers")
         if account.status != "active":
             raise not_allowed(f"Account {account.id} is {account.status}: it cannot send transfers")
         if (account.id, transfer_id) in self.transfer_ids:
@@ -553,6 +564,7 @@ class Bank:
     # -- attachments
 
     def add_attachment(self, metadata: dict[str, Any], content: bytes) -> Pending[dict[str, Any]]:
+        room(len(self.attachments), MAX_ATTACHMENTS, "attachments")
         attachment_id = f"AT{uuid.uuid4().hex[:16].upper()}"
         expires = self.now() + dt.timedelta(days=30)
         record = {"id": attachment_id, "expired_at": iso_seconds(expires), "metadata": metadata}

@@ -25,7 +25,7 @@ from app.core.gateway.amounts import AmountError, format_amount, parse_amount, s
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import CODES, FOLLOW_UPS, NAMES, Item, conflicts, derive
 from app.sandbox.clock import Scheduler
-from app.sandbox.errors import Refusal, not_allowed, not_found
+from app.sandbox.errors import Refusal, not_allowed, not_found, room
 
 T = TypeVar("T")
 
@@ -311,7 +311,7 @@ class Gateway:
     # -- customers and taxes
 
     def create_customer(self, merchant: str, email: str) -> Pending[Customer]:
-        _room(len(self.customers), MAX_CUSTOMERS, "customers")
+        room(len(self.customers), MAX_CUSTOMERS, "customers")
         customer = Customer(str(uuid.uuid4()), merchant, email, self.now())
         return Pending(customer, lambda: self.customers.__setitem__(customer.id, customer))
 
@@ -322,7 +322,7 @@ class Gateway:
         return found
 
     def create_tax(self, merchant: str, name: str, percent_value: object) -> Pending[Tax]:
-        _room(len(self.taxes), MAX_TAXES, "taxes")
+        room(len(self.taxes), MAX_TAXES, "taxes")
         percent = _percent(percent_value, "percent")
         tax = Tax(str(uuid.uuid4()), merchant, name, percent)
         return Pending(tax, lambda: self.taxes.__setitem__(tax.id, tax))
@@ -354,7 +354,7 @@ class Gateway:
 
     def create_order(self, merchant: Merchant, body: dict[str, Any]) -> Pending[Order]:
         """Check an order request (already valid against gateway.yaml) against every rule."""
-        _room(len(self.orders), MAX_ORDERS, "orders")
+        room(len(self.orders), MAX_ORDERS, "orders")
         client: dict[str, Any] = body["client"]
         currency: str = body["currency"]
         if merchant.avs:
@@ -1083,11 +1083,6 @@ class Gateway:
 
 
 # ---------------------------------------------------------------- checks
-
-
-def _room(held: int, most: int, what: str) -> None:
-    if held >= most:
-        raise not_allowed(f"The sandbox holds its most {what} ({most:,}): reset it to start over")
 
 
 def _amount(value: object, currency: str, where: str) -> Decimal:

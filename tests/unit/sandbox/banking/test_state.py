@@ -140,3 +140,29 @@ def test_an_internal_transfer_books_both_accounts_at_once(bank):
     assert target.ledger.balances["GBP"] == 1_000_000 + 700
     with pytest.raises(Refusal, match="already exists"):
         bank.create_internal(source, body)
+
+
+def test_each_store_refuses_one_more_when_full_and_nothing_changes(bank, monkeypatch):
+    from app.sandbox.banking import state
+
+    ona = person(bank, reviewed=True)
+    source = account(bank, ona)
+    monkeypatch.setattr(state, "MAX_CLIENTS", len(bank.clients))
+    monkeypatch.setattr(state, "MAX_ACCOUNTS", len(bank.accounts))
+    monkeypatch.setattr(state, "MAX_TRANSFERS", len(bank.transfers))
+    monkeypatch.setattr(state, "MAX_ATTACHMENTS", len(bank.attachments))
+    attempts = {
+        "clients": lambda: bank.new_client("PERSON", {"first_name": "A"}, None),
+        "accounts": lambda: bank.open_account(ona),
+        "transfers": lambda: bank.create_internal(
+            source, {"id": "T1", "amount": 100, "currency": "EUR", "recipient_iban": source.id}
+        ),
+        "attachments": lambda: bank.add_attachment({"document_type": "license"}, b"scan"),
+    }
+    for what, attempt in attempts.items():
+        with pytest.raises(Refusal, match=rf"holds its most {what} \(\d+\): reset it"):
+            attempt()
+    assert (len(bank.clients), len(bank.accounts)) == (1, 1)
+    assert bank.transfers == [] and bank.attachments == {}
+    monkeypatch.setattr(state, "MAX_CLIENTS", 2)  # room again: the number was not used up
+    assert bank.new_client("PERSON", {"first_name": "B"}, None).value.id == "C0000002"
