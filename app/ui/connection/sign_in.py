@@ -63,6 +63,7 @@ class SignInDialog(QDialog):
         self._credentials = credentials
         self._sign_in = sign_in
         self._tasks = tasks
+        self._in_use = current  # the window's session runs on it: not deleted under it
         self.signed_in: ServerProfile | None = None
 
         self.profile = QComboBox()
@@ -157,7 +158,13 @@ class SignInDialog(QDialog):
         ):
             widget.setEnabled(not sandbox)
         self.password.setEnabled(not sandbox)
-        self.delete_button.setEnabled(not new and not sandbox)
+        in_use = name == self._in_use
+        self.delete_button.setEnabled(not new and not sandbox and not in_use)
+        self.delete_button.setToolTip(
+            f"{name} is the profile in use: sign in with another before deleting it"
+            if in_use and not sandbox
+            else ""
+        )
         if new or profile is None:
             for widget in (
                 self.name,
@@ -248,7 +255,7 @@ class SignInDialog(QDialog):
     async def _confirm_delete(self) -> None:
         name = self.profile.currentText()
         profile = self._store.get(name)
-        if profile is None or profile.is_sandbox:
+        if profile is None or profile.is_sandbox or name == self._in_use:
             return
         box = QMessageBox(
             QMessageBox.Icon.Question,

@@ -172,10 +172,20 @@ def test_enter_after_a_failed_sign_in_signs_in_and_deleting_asks_first(
 
     run_on(qloop, press_enter())
     assert "Local" in window.profiles.names()
-    # another profile: the old problem goes
+    # the profile in use is not deleted under the window's session
+    assert window.connection_label.text().startswith("Local (")
+    assert not dialog.delete_button.isEnabled()
+    assert dialog.delete_button.toolTip() == (
+        "Local is the profile in use: sign in with another before deleting it"
+    )
+    # another profile: the old problem goes; signed in to it, Local may go
     dialog.profile.setCurrentText(SANDBOX)
     assert dialog.problem.text() == ""
+    submit(qloop, dialog)
+    window.open_sign_in()
+    dialog = window.sign_in_dialog
     dialog.profile.setCurrentText("Local")
+    assert dialog.delete_button.isEnabled() and dialog.delete_button.toolTip() == ""
 
     dialog.delete_button.click()
     run_on(qloop, until(lambda: dialog.confirmation is not None))
