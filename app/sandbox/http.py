@@ -204,7 +204,10 @@ class Call:
         return value
 
     def query(self, name: str) -> str | None:
-        value = self.request.query_params.get(name)
+        values = self.request.query_params.getlist(name)
+        if len(values) > 1:  # which one was meant? neither is taken silently
+            raise Refusal(f"{name}: given {len(values)} times; give it once")
+        value = values[0] if values else None
         if value is not None:
             checked_text(value, name)
         return value

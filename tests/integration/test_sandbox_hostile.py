@@ -368,3 +368,16 @@ def test_a_full_store_refuses_one_more_client_and_changes_nothing(admin, bank, m
     refused(answer, f"The sandbox holds its most clients ({held:,}): reset it to start over")
     assert answer.json()["detail"]["title"] == "Operation not allowed"
     assert len(bank.clients) == held
+
+
+def test_a_query_parameter_given_twice_is_refused_naming_it(admin):
+    accounts = admin.get(f"/v1/clients/{DEMO_PERSON_ID}/accounts", auth=AUTH, headers=PC).json()
+    path = f"/v1/clients/{DEMO_PERSON_ID}/accounts/{accounts[0]['id']}/statement"
+    twice = "?date_from=2024-01-01&date_to=2024-01-31&date_from=2025-01-01"
+    refused(
+        admin.get(path + twice, auth=AUTH, headers=PC), "date_from: given 2 times; give it once"
+    )
+    listed = admin.get("/v1/clients?limit=5&limit=500", auth=AUTH, headers=PC)
+    refused(listed, "limit: given 2 times; give it once")
+    once = admin.get(path + "?date_from=2024-01-01&date_to=2024-01-31", auth=AUTH, headers=PC)
+    assert once.status_code == 200
