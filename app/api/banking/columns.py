@@ -96,16 +96,16 @@ class DictionaryColumn:
     def __getitem__(self, row: int) -> str | None:
         return self.values[self.codes[row]]
 
-    def matching_codes(self, needle: str, known: set[int], checked: int) -> int:
-        """Add to ``known`` the codes from ``checked`` on whose values contain the (lower-case)
-        text; the number of values checked so far is returned, for the next call."""
+    def matching_codes(self, needle: str, known: set[int], checked: int, upto: int) -> int:
+        """Add to ``known`` the codes from ``checked`` to ``upto`` whose values contain the
+        (lower-case) text; the number of values checked so far is returned, for the next call."""
         values = self.values
         known.update(
             code
-            for code in range(checked, len(values))
+            for code in range(checked, upto)
             if (value := values[code]) and needle in value.lower()
         )
-        return len(values)
+        return max(checked, upto)
 
 
 class TextColumn:
@@ -433,7 +433,7 @@ class Search:
     def rows(self, low: int, high: int) -> list[int]:
         """The matching rows in low..high-1, in booking order."""
         columns = self.columns
-        if not self.needle:
+        if not self.needle or low >= high:
             return list(range(low, high))
         needle = self.needle
         found: set[int] = set()
@@ -446,8 +446,12 @@ class Search:
             columns.counterparty_accounts,
         ):
             codes, checked = self._codes.get(id(dictionary), (set(), 0))
-            checked = dictionary.matching_codes(needle, codes, checked)
-            self._codes[id(dictionary)] = (codes, checked)
+            # only the values these rows use, which came first up to them: a million distinct
+            # values are checked over the slices their rows are searched in, never in one
+            upto = max(dictionary.codes[low:high]) + 1
+            if upto > checked:
+                checked = dictionary.matching_codes(needle, codes, checked, upto)
+                self._codes[id(dictionary)] = (codes, checked)
             if codes:
                 found.update(i for i in range(low, high) if dictionary.codes[i] in codes)
         if self._dates:

@@ -265,6 +265,25 @@ def searched(columns: StatementColumns, text: str) -> list[str]:
     return [columns.ids[row] for row in Search(columns, text).rows(0, len(columns))]
 
 
+def test_a_search_checks_only_the_distinct_values_its_rows_use():
+    columns = StatementColumns()
+    names = [f"Shop {n}" for n in range(10_000)]  # each name new: hostile, or a huge statement
+    assert columns.add_parsed(
+        [dict(GOOD, id=f"ST{n}", counterparty_name=name) for n, name in enumerate(names)]
+    )
+    search = Search(columns, "shop 99")
+    checked_after = []
+    found = []
+    for low in range(0, 10_000, 1_000):  # as the model searches: a slice at a time
+        found += search.rows(low, low + 1_000)
+        checked_after.append(search._codes[id(columns.counterparty_names)][1])
+    assert checked_after == list(range(1_000, 10_001, 1_000))  # never all 10,000 at once
+    assert [columns.ids[row] for row in found] == [
+        f"ST{n}" for n, name in enumerate(names) if "shop 99" in name.lower()
+    ]
+    assert search.rows(5, 5) == []
+
+
 def test_search_finds_text_dates_and_amounts_typed():
     columns = StatementColumns()
     rows = [
