@@ -55,6 +55,9 @@ _CREDIT = {"credit": 1, "debit": 0}
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
+Prepared = tuple[str, "array[int]", frozenset[int]]  # a piece's text, offsets and None rows
+
+
 class Unplain(Exception):
     """A value the column-by-column path does not take: the record model decides."""
 
@@ -110,30 +113,42 @@ class DictionaryColumn:
 
 class TextColumn:
     """Free text kept once: each piece's values joined into one string, with the offset where
-    each value starts (and one past the last). None is kept as an empty text."""
+    each value starts (and one past the last). None reads as an empty text; `value` tells it
+    from one, by the rows of each piece that held None."""
 
     def __init__(self) -> None:
         self._texts: list[str] = []
         self._offsets: list[array[int]] = []
+        self._nones: list[frozenset[int]] = []  # per piece, its rows (from 0) that held None
         self._firsts = array("q")  # the first row of each piece
         self._rows = 0
 
     @staticmethod
-    def prepare(values: Sequence[Any], *, nullable: bool) -> tuple[str, array[int]]:
+    def prepare(values: Sequence[Any], *, nullable: bool) -> Prepared:
+        nones: frozenset[int] = frozenset()
         if nullable and None in values:
+            nones = frozenset(at for at, value in enumerate(values) if value is None)
             values = ["" if value is None else value for value in values]
         try:
             text = "".join(values)
         except TypeError:  # not all strings
             raise Unplain from None
-        return text, array("q", accumulate(map(len, values), initial=0))
+        return text, array("q", accumulate(map(len, values), initial=0)), nones
 
-    def append(self, prepared: tuple[str, array[int]]) -> None:
-        text, offsets = prepared
+    def append(self, prepared: Prepared) -> None:
+        text, offsets, nones = prepared
         self._firsts.append(self._rows)
         self._texts.append(text)
         self._offsets.append(offsets)
+        self._nones.append(nones)
         self._rows += len(offsets) - 1
+
+    def value(self, row: int) -> str | None:
+        """The row's text, or None where None was stored."""
+        piece = bisect.bisect_right(self._firsts, row) - 1
+        if row - self._firsts[piece] in self._nones[piece]:
+            return None
+        return self[row]
 
     def __getitem__(self, row: int) -> str:
         piece = bisect.bisect_right(self._firsts, row) - 1
@@ -349,7 +364,7 @@ class StatementColumns:
         return self.currencies.values[self.currencies.codes[row]] or ""
 
     def record(self, row: int) -> StatementRecord:
-        """The record of a row, as it arrived (a reference of "" reads as None)."""
+        """The record of a row, as it arrived (optional fields left out read as None)."""
         from app.api.banking.statements import StatementRecord
 
         return StatementRecord(
@@ -362,7 +377,7 @@ class StatementColumns:
             description=self.descriptions[row],
             counterparty_name=self.counterparty_names[row],
             counterparty_account=self.counterparty_accounts[row],
-            reference=self.references[row] or None,
+            reference=self.references.value(row),
             balance_after=self.balances[row],
         )
 

@@ -71,14 +71,9 @@ def rows_of(columns: StatementColumns) -> list[dict[str, Any]]:
 
 
 def normalised(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A record as the columns give it back: absent optional fields are None, "" is None."""
+    """A record as the columns give it back: absent optional fields are None."""
     optional = ("counterparty_name", "counterparty_account", "reference")
-    out = []
-    for record in records:
-        record = {**dict.fromkeys(optional), **record}
-        record["reference"] = record["reference"] or None
-        out.append(record)
-    return out
+    return [{**dict.fromkeys(optional), **record} for record in records]
 
 
 EDGES = [
@@ -247,6 +242,18 @@ def test_records_come_back_as_they_arrived_with_dates_amounts_and_codes():
         (dt.date(2024, 3, 1), -1250),
     ]
     assert columns.daily_balances("USD") == []
+
+
+def test_a_reference_left_empty_and_one_that_is_null_read_back_as_sent():
+    columns = StatementColumns()
+    rows = [
+        dict(GOOD, id=f"ST{n}", reference=reference)
+        for n, reference in enumerate(["", None, "TX9", None])
+    ]
+    assert columns.add_plain(_plain(json.dumps(rows[:2]).encode()))
+    assert columns.add_parsed(_parse(json.dumps(rows[2:])))
+    assert [columns.record(row)["reference"] for row in range(4)] == ["", None, "TX9", None]
+    assert [columns.references[row] for row in range(4)] == ["", "", "TX9", ""]  # as shown
 
 
 def test_free_text_is_found_within_one_value_never_across_two():
