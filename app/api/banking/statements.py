@@ -91,6 +91,16 @@ class JsonStreamError(ValueError):
     """The stream is not a JSON array, it ended before the array did, or a record is too long."""
 
 
+class ArrayEndUnclear(JsonStreamError):
+    """The answer ends after a "]" that may end the array (then data follows it) or not (then
+    the answer was cut off): the items before it tell (`StatementReader.ends_whole`)."""
+
+    def __init__(self, items: bytes, after: bytes) -> None:
+        super().__init__("the array ended early: the answer was cut off")
+        self.items = items
+        self.after = after
+
+
 class JsonArraySplitter:
     """Cuts a JSON array of objects into pieces of items while it arrives (see the module).
     Each byte is looked at a bounded number of times however small the chunks come: the
@@ -160,6 +170,9 @@ class JsonArraySplitter:
             raise JsonStreamError("expected a JSON array, found nothing")
         rest = bytes(self._buffer).rstrip(_WHITESPACE)
         if not rest.endswith(b"]"):
+            end = rest.rfind(b"]")
+            if end >= 0:  # the array's end, with something after it, or a "]" inside it
+                raise ArrayEndUnclear(rest[:end], rest[end + 1 :])
             raise JsonStreamError("the array ended early: the answer was cut off")
         self._buffer.clear()
         piece = rest[:-1]
@@ -254,6 +267,15 @@ class StatementReader:
             return 0
         text = join(*parts) if len(parts) == 2 else parts[0]
         return self._add(bracketed(text))
+
+    def ends_whole(self, items: bytes) -> bool:
+        """Whether these last items complete the array's records (nothing is taken)."""
+        text = items if self._carry is None else join(self._carry, items)
+        try:
+            _parse(bracketed(text))
+        except ValueError:
+            return False
+        return True
 
     def _add_plain(self, raw: bytes) -> int | None:
         """The records the fast path took, or None (and nothing taken) when it did not."""
@@ -393,6 +415,15 @@ class StatementOperations(Operations):
             final = splitter.finish()
             if added := counted(reader.last(final[0] if final else None)):
                 yield added
+        except ArrayEndUnclear as unclear:
+            problem = (
+                f"data follows the array's end: {unclear.after.lstrip(_WHITESPACE)[:40]!r}"
+                if reader.ends_whole(unclear.items)
+                else str(unclear)
+            )
+            raise stream.error(
+                ResponseValidationError, f"The answer to GET {path} is not a JSON array: {problem}"
+            ) from None
         except JsonStreamError as exc:
             raise stream.error(
                 ResponseValidationError, f"The answer to GET {path} is not a JSON array: {exc}"

@@ -268,6 +268,13 @@ def test_statement_records_are_validated_even_with_braces_in_strings():
     ("content", "message"),
     [
         (b"[" + RECORD, "not a JSON array: the array ended early"),
+        (b"[" + RECORD + b', {"tags": [1], "x', "not a JSON array: the array ended early"),
+        (
+            b"[" + RECORD + b"] trailing ",
+            "not a JSON array: data follows the array's end: b'trailing'",
+        ),
+        (b"[" + RECORD + b"]{}", "not a JSON array: data follows the array's end: b'{}'"),
+        (b"[" + b", ".join([RECORD] * 3000) + b"] x", "data follows the array's end: b'x'"),
         (b'{"oops": 1}', "not a JSON array: expected a JSON array"),
         (
             b"[" + RECORD.replace(b'"amount": 5', b'"amount": "five"') + b"]",
