@@ -1,11 +1,15 @@
 """Exporting rows as CSV: the file chosen in the Documents folder (or the last folder used),
 written in chunks between which the GUI keeps running, every cell a spreadsheet would run as a
-formula neutralised, and no half-written file left behind when cancelled."""
+formula neutralised. It is written beside the file chosen and put in its place only when
+whole: a cancel or a failure leaves no half file, and a file it was to replace as it was."""
 
 from __future__ import annotations
 
 import csv
 import itertools
+import os
+import secrets
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -52,13 +56,15 @@ async def write_csv(
     rows: Iterator[tuple[str, ...]],
     progress: Callable[[int], object],
 ) -> int:
-    """Write the rows; the number written. A cancel removes the file; OSError is raised."""
+    """Write the rows; the number written. OSError is raised; on a cancel or any failure the
+    file chosen is as it was (absent, or the one it was to replace)."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
+    partial = _partial_beside(path)
     written = 0
     try:
         # utf-8-sig: the byte-order mark makes spreadsheet programs read UTF-8 ("Eglė")
-        with path.open("w", encoding="utf-8-sig", newline="") as handle:
+        with partial.open("w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
             # rows a little at a time until a slice of time is used, then the window's turn
@@ -70,12 +76,28 @@ async def write_csv(
                     progress(written)
                     await asyncio.sleep(0)
                     deadline = time.perf_counter() + SLICE_SECONDS
-            progress(written)
-    except asyncio.CancelledError:
-        _discard(path)  # never leave half a file that looks complete
+        _put_in_place(partial, path)
+        progress(written)
+    except BaseException:  # cancelled, or failed: never half a file that looks complete
+        partial.unlink(missing_ok=True)
         raise
     return written
 
 
-def _discard(path: Path) -> None:
-    path.unlink(missing_ok=True)
+def _put_in_place(partial: Path, path: Path) -> None:
+    """The whole file in the chosen one's place, in one step (a rename in its folder)."""
+    if path.exists():
+        shutil.copymode(path, partial)  # a replaced file keeps who may read it
+    os.replace(partial, path)
+
+
+def _partial_beside(path: Path) -> Path:
+    """A new, hidden file in the chosen file's folder (so that replacing it is one rename),
+    created with the permissions a new file gets; OSError when the folder is not writable."""
+    while True:
+        partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+        try:
+            os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return partial

@@ -1,0 +1,78 @@
+"""Writing a CSV export: the chosen file appears only whole, and a file it was to replace is
+left as it was when the export is cancelled or fails."""
+
+import asyncio
+import csv
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.ui.common.csv_file import write_csv
+from tests.ui.conftest import run_on
+
+HEADER = ("Date", "Amount")
+
+
+def rows(count: int, *, slow_from: int = -1, fail_at: int = -1) -> Iterator[tuple[str, ...]]:
+    for n in range(count):
+        if n == slow_from:
+            time.sleep(0.05)  # past the time slice: the window's turn (and a cancel) comes
+        if n == fail_at:
+            raise OSError(28, "No space left on device")
+        yield ("2024-01-01", f"{n}.00")
+
+
+def folder_files(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def old_export(tmp_path: Path) -> Path:
+    target = tmp_path / "statement.csv"
+    target.write_text("the export of last week\n", encoding="utf-8")
+    target.chmod(0o640)
+    return target
+
+
+def test_a_cancelled_export_leaves_the_file_it_was_to_replace(qloop, tmp_path):
+    target = old_export(tmp_path)
+
+    async def export_then_cancel() -> None:
+        task = asyncio.ensure_future(
+            write_csv(target, HEADER, rows(10_000, slow_from=300), lambda _done: task.cancel())
+        )
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run_on(qloop, export_then_cancel())
+    assert target.read_text(encoding="utf-8") == "the export of last week\n"
+    assert folder_files(tmp_path) == ["statement.csv"]  # no partial file left beside it
+
+
+def test_a_failed_export_leaves_the_file_it_was_to_replace(qloop, tmp_path):
+    target = old_export(tmp_path)
+    with pytest.raises(OSError, match="No space left"):
+        run_on(qloop, write_csv(target, HEADER, rows(1_000, fail_at=500), lambda _done: None))
+    assert target.read_text(encoding="utf-8") == "the export of last week\n"
+    assert folder_files(tmp_path) == ["statement.csv"]
+
+
+def test_a_whole_export_replaces_the_file_keeping_its_permissions(qloop, tmp_path):
+    target = old_export(tmp_path)
+    told: list[int] = []
+    written = run_on(qloop, write_csv(target, HEADER, rows(1_000), told.append))
+    assert written == 1_000 and told[-1] == 1_000
+    with target.open(encoding="utf-8-sig", newline="") as handle:
+        lines = list(csv.reader(handle))
+    assert lines[0] == list(HEADER) and lines[-1] == ["2024-01-01", "999.00"]
+    assert len(lines) == 1_001
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert folder_files(tmp_path) == ["statement.csv"]
+
+
+def test_an_export_into_a_folder_that_is_gone_fails_creating_nothing(qloop, tmp_path):
+    target = tmp_path / "gone" / "statement.csv"
+    with pytest.raises(FileNotFoundError):
+        run_on(qloop, write_csv(target, HEADER, rows(10), lambda _done: None))
+    assert folder_files(tmp_path) == []
