@@ -96,6 +96,7 @@ class OrdersArea:
         shortcut.activated.connect(self.new_order)
 
     def signed_in(self) -> None:
+        self.list_extension = True  # another gateway, perhaps: asked again
         self.refresh()  # the list shows at once, as the other areas do
 
     def refresh(self) -> None:

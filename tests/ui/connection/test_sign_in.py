@@ -1,11 +1,12 @@
 """Connection profiles, the sign-in dialog, the keyring, and a 401 that brings it back."""
 
 import httpx
+import pytest
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QMessageBox
 
 from app.ui.clients import ClientsArea
-from app.ui.connection.profiles import NEW_SERVER, SANDBOX
+from app.ui.connection.profiles import NEW_SERVER, SANDBOX, ServerProfile
 from app.ui.connection.sign_in import SignInDialog
 from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.statements import StatementsArea
@@ -233,6 +234,16 @@ def test_open_account_after_a_401_runs_again_with_its_request_id(
     assert [e["status"] for e in posts] == [401, 200]
     assert posts[0]["request_id"] == posts[1]["request_id"]
     run_on(qloop, window.aclose())
+
+
+@pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v2/"])
+def test_the_gateway_is_beside_the_api_versions_whatever_base_url_was_given(suffix):
+    profile = ServerProfile("Bank", "https://api.bank.example" + suffix, "PC", "demo")
+    assert profile.gateway_address(profile.base_url) == "https://api.bank.example/gateway"
+    own = ServerProfile(
+        "Bank", "https://api.bank.example/v2", "PC", "demo", gateway_url="https://g.x"
+    )
+    assert own.gateway_address(own.base_url) == "https://g.x"
 
 
 def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings):

@@ -471,6 +471,11 @@ def test_without_the_list_extension_the_list_shows_the_desks_journal(
     assert "made or looked up from this desk" in area.view.status.text()
     journal = (window.context.data_dir / "order-journal.json").read_text(encoding="utf-8")
     assert made.id in journal and "4111" not in journal
+    # signed in anew (the same gateway, now with its list): the gateway is asked again
+    monkeypatch.undo()
+    area.signed_in()
+    run_on(qloop, until(lambda: not area.model.fetching and area.model.rowCount() >= 2))
+    assert "from this desk" not in area.view.status.text()
 
 
 def test_the_request_log_names_the_gateways_paths_and_the_desk_reads_the_services_time(
