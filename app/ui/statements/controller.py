@@ -37,6 +37,7 @@ class StatementsArea:
         self._settings = settings = context.settings
         self.loading: asyncio.Task[None] | None = None
         self._shown_for: tuple[str, str] | None = None  # the client and account of the rows
+        self._shown_from: tuple[str, str] | None = None  # the server and user they came from
         self._complete = False  # the rows are the whole statement of the period
         self.exporting: asyncio.Task[None] | None = None
         self.last_load_seconds: float | None = None
@@ -57,7 +58,16 @@ class StatementsArea:
         header.sectionResized.connect(self._remember_columns)
 
     def signed_in(self) -> None:
-        """Nothing loads by itself: a statement is loaded when asked for."""
+        """Nothing loads by itself: a statement is loaded when asked for. Rows loaded from
+        another server, or as another user, go: never shown as this one's."""
+        if self._shown_for is not None and self._server() != self._shown_from:
+            self._forget_rows("Signed in anew: choose a period, then Load.")
+
+    def _server(self) -> tuple[str, str] | None:
+        from app.api.transport import api_root
+
+        session = self._context.session
+        return None if session is None else (api_root(session.base_url), session.profile.user)
 
     def refresh(self) -> None:
         self.load()
@@ -72,14 +82,17 @@ class StatementsArea:
         another account's name."""
         chosen = (self.chooser.client_id(), self.chooser.account_id())
         if self._shown_for is not None and chosen != self._shown_for:
-            self.cancel()
-            self._shown_for = None
-            self._complete = False
-            self._summary = ""
-            self.view.model.clear()
-            self.view.chart.set_series([], "")
-            self._busy(False)
-            self.view.status.setText("Choose a period, then Load.")
+            self._forget_rows("Choose a period, then Load.")
+
+    def _forget_rows(self, status: str) -> None:
+        self.cancel()
+        self._shown_for = None
+        self._complete = False
+        self._summary = ""
+        self.view.model.clear()
+        self.view.chart.set_series([], "")
+        self._busy(False)
+        self.view.status.setText(status)
 
     # -- loading
 
@@ -118,6 +131,7 @@ class StatementsArea:
         view.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         view.chart.set_series([], "")
         self._shown_for = (client_id, account_id)
+        self._shown_from = self._server()
         self._complete = False
         self._summary = ""
         self._busy(True)

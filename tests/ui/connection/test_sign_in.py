@@ -146,6 +146,32 @@ def test_interrupted_statement_load_runs_again_after_signing_in(qtbot, qloop, sa
     run_on(qloop, window.aclose())
 
 
+def test_rows_loaded_from_another_server_go_when_signing_in_elsewhere(
+    qtbot, qloop, sandbox, settings
+):
+    window = window_for(qtbot, qloop, sandbox, settings)
+    window.show_area("Statements")
+    statements = window.area(StatementsArea)
+    view = statements.view
+    view.client_id.setText("C0000001")
+    view.account.setEditText("LT594010000000000001")
+    view.load_button.click()
+    run_on(qloop, until(lambda: view.model.loaded > 0 and statements.loading.done()))
+    loaded = view.model.rowCount()
+    # signed in again to the same server as the same user (its /v1 written out): rows stay
+    window.open_sign_in()
+    describe(window.sign_in_dialog, sandbox.url + "/v1", "demo", name="Same")
+    submit(qloop, window.sign_in_dialog)
+    assert view.model.rowCount() == loaded and view.export_button.isEnabled()
+    # another server's address: the rows are not shown, nor exported, as its
+    window.open_sign_in()
+    describe(window.sign_in_dialog, sandbox.url.replace("127.0.0.1", "localhost"), "demo")
+    submit(qloop, window.sign_in_dialog)
+    assert view.model.rowCount() == 0 and not view.export_button.isEnabled()
+    assert view.status.text() == "Signed in anew: choose a period, then Load."
+    run_on(qloop, window.aclose())
+
+
 def test_enter_after_a_failed_sign_in_signs_in_and_deleting_asks_first(
     qtbot, qloop, sandbox, settings
 ):
