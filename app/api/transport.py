@@ -631,10 +631,20 @@ _DESCRIPTIONS: dict[type[httpx.TransportError], str] = {
 }
 
 
+# what a TLS failure most likely means for the person signing in (ssl.SSLError.reason)
+_TLS_HINTS = {
+    "WRONG_VERSION_NUMBER": "the server does not answer in TLS there: is its address http://?",
+    "CERTIFICATE_VERIFY_FAILED": (
+        "the server's certificate is not trusted: for a private CA, give the profile its CA "
+        "bundle"
+    ),
+}
+
+
 def describe_transport_error(exc: BaseException) -> str:
     """The reason for a failed exchange, never empty: the deepest message in the exception's
-    chain, or what its kind means."""
-    reason = ""
+    chain, or what its kind means, and what a TLS failure most likely means."""
+    reason = hint = ""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -643,14 +653,15 @@ def describe_transport_error(exc: BaseException) -> str:
         # anyio's cancel scope tells how it stopped the wait, not why: the kind says that
         if text and not text.startswith("Cancelled via cancel scope"):
             reason = text
+        if isinstance(current, ssl.SSLError):
+            hint = _TLS_HINTS.get(str(current.reason), hint)
         current = current.__cause__ or current.__context__
     meaning = next(
         (text for kind, text in _DESCRIPTIONS.items() if isinstance(exc, kind)),
         type(exc).__name__,
     )
-    if not reason or reason == meaning:
-        return meaning
-    return f"{meaning} ({reason})"
+    described = meaning if not reason or reason == meaning else f"{meaning} ({reason})"
+    return f"{described}: {hint}" if hint else described
 
 
 def _status_error(response: httpx.Response, body: bytes, call: _Call) -> ApiError:

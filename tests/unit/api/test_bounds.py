@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import gzip
+import ssl
 import time
 import tracemalloc
 import zlib
@@ -433,6 +434,27 @@ def test_every_transport_failure_has_a_reason():
     assert describe_transport_error(httpx.ConnectError("")) == (
         "the connection was refused or failed"
     )
+
+
+def test_a_tls_failure_says_what_it_most_likely_means():
+    untrusted = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    untrusted.reason = "CERTIFICATE_VERIFY_FAILED"
+    failed = httpx.ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+    failed.__cause__ = untrusted
+    assert describe_transport_error(failed) == (
+        "the connection was refused or failed (certificate verify failed): the server's "
+        "certificate is not trusted: for a private CA, give the profile its CA bundle"
+    )
+
+
+def test_https_to_a_server_that_answers_http_says_so(sandbox_url):
+    from tests.conftest import make_client
+
+    client = make_client(sandbox_url.replace("http://", "https://"))
+    with pytest.raises(ApiConnectionError) as caught:
+        run(client.list_clients(limit=1))
+    assert "WRONG_VERSION_NUMBER" in str(caught.value)
+    assert "the server does not answer in TLS there: is its address http://?" in str(caught.value)
 
 
 def test_tiny_chunks_cost_linear_time():
