@@ -635,8 +635,7 @@ _DESCRIPTIONS: dict[type[httpx.TransportError], str] = {
 _TLS_HINTS = {
     "WRONG_VERSION_NUMBER": "the server does not answer in TLS there: is its address http://?",
     "CERTIFICATE_VERIFY_FAILED": (
-        "the server's certificate is not trusted: for a private CA, give the profile its CA "
-        "bundle"
+        "the server's certificate is not trusted: for a private CA, give the profile its CA bundle"
     ),
 }
 

@@ -27,6 +27,7 @@ class BalanceChart(QWidget):
     def set_series(self, points: list[tuple[dt.date, int]], currency: str) -> None:
         self._points = points
         self._currency = currency
+        self.setToolTip(self.caption() if currency else "")
         self.update()
 
     def placeholder(self) -> str:
@@ -40,6 +41,10 @@ class BalanceChart(QWidget):
             f"One day with {self._currency} movements: the balance was "
             f"{self._label(balance)} {self._currency} at the end of {day}."
         )
+
+    def caption(self) -> str:
+        """What the line is: the balance after each day's last movement, not every movement."""
+        return f"{self._currency} balance at the end of each day with movements"
 
     def _label(self, amount: int) -> str:
         return money_text(amount, self._currency, with_code=True)
@@ -87,6 +92,11 @@ class BalanceChart(QWidget):
             Qt.AlignmentFlag.AlignRight,
             last_day.isoformat(),
         )
+        caption_room = QRectF(plot.left() + 110, bottom, max(plot.width() - 220, 0), 20)
+        caption = metrics.elidedText(
+            self.caption(), Qt.TextElideMode.ElideRight, int(caption_room.width())
+        )
+        painter.drawText(caption_room, Qt.AlignmentFlag.AlignHCenter, caption)
         path = QPainterPath(at(*self._points[0]))
         for day, balance in self._points[1:]:
             path.lineTo(at(day, balance))

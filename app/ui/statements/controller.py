@@ -176,12 +176,14 @@ class StatementsArea:
                 view.status.setText(
                     f"Cancelled after {model.loaded:,} records: Load again for the whole period."
                 )
+                self._chart(currency)  # the balance over the days loaded
             raise
         except ApiError as exc:
             model.reveal()
             view.status.setText(
                 f"Loading failed after {model.loaded:,} records: these are not the whole period."
             )
+            self._chart(currency)
             self._presenter.show(exc, self.load)
             return
         finally:

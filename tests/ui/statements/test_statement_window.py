@@ -46,6 +46,7 @@ def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandb
     )
     assert view.export_button.isEnabled()
     assert len(view.chart.points) > 300  # a point per day over two years
+    assert view.chart.toolTip() == "EUR balance at the end of each day with movements"
     summary = view.status.text()
     # 100,000 rows sort in slices: the window says so, and keeps painting meanwhile
     view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
@@ -85,6 +86,7 @@ def test_cancel_stops_the_load(qtbot, qloop, sandbox, settings):
     assert view.model.loaded < 100_000
     assert view.model.rowCount() == view.model.loaded  # every record received is shown
     assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()
+    assert view.chart.points  # the balance over the days loaded
     run_on(qloop, window.aclose())
 
 
