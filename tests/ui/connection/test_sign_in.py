@@ -50,7 +50,7 @@ def test_sign_in_to_a_named_server_and_remember_it(qtbot, qloop, sandbox, settin
     assert not dialog.keyring_note.isVisible()
 
     describe(dialog, "http://bank.example", "demo")
-    submit(qloop, dialog, "base URL: use https: only this computer may be reached by http")
+    submit(qloop, dialog, "Base URL: use https: only this computer may be reached by http")
     describe(dialog, sandbox.url, "wrong")
     submit(qloop, dialog, "Sign-in refused: check the user and the password.")
     assert memory_keyring.passwords == {}
