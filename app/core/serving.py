@@ -28,13 +28,17 @@ def bind(host: str, port: int) -> socket.socket:
 
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection, bounded: one that sends no whole request head in
-    ``head_seconds`` is closed (uvicorn times out only the idle time after an answer), and
-    past ``max_connections`` the oldest connection waiting for a head makes room, so idle or
-    half-open connections cannot use up the sandbox's files and keep others out."""
+    ``head_seconds`` is closed (uvicorn times out only the idle time after an answer), one
+    whose reader takes nothing of an answer for ``stall_seconds`` is closed, and past
+    ``max_connections`` the oldest connection waiting for a head makes room, so idle,
+    stalled or half-open connections cannot use up the server's memory and files and keep
+    others out."""
 
     head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
     max_connections = 256  # past this, the longest-idle connection without a request goes
+    stall_seconds = 30.0  # a reader that takes nothing of an answer for this long is dropped
     _head_timer: asyncio.TimerHandle | None = None
+    _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -57,9 +61,23 @@ class GuardedH11Protocol(H11Protocol):
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
+        for timer in (self._head_timer, self._stall_timer):
+            if timer is not None:
+                timer.cancel()
         super().connection_lost(exc)
+
+    # the answer's writes wait while the reader's window is full: a reader who stopped
+    # taking it would hold the answer (a statement's piece, several MB) for ever
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(self.stall_seconds, self._close)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
 
     def _arm(self) -> None:
         if self._head_timer is not None:

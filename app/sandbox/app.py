@@ -29,6 +29,7 @@ class SandboxSettings:
     frozen_clock: bool = False  # time moves only by POST /_sandbox/clock (tests)
     head_seconds: float = 10.0  # a connection sends a whole request head in this time
     max_connections: int = 256  # open connections; the longest idle one makes room
+    stall_seconds: float = 30.0  # a reader taking nothing of an answer this long is dropped
 
 
 def new_state(settings: SandboxSettings) -> SandboxState:

@@ -44,6 +44,7 @@ log = logging.getLogger("partner_desk.sandbox")
 T = TypeVar("T")
 
 JSON_BODY_BYTES = 1024 * 1024  # decided; see the README
+BODY_SECONDS = 30.0  # a request's body arrives within this after its head, or it is refused
 MULTIPART_BODY_BYTES = limits.ATTACHMENT_BYTES.high + 256 * 1024
 JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
 JSON_VALUES = 10_000  # values in one body (decided: a client with 20 documents has ~200)
@@ -340,13 +341,16 @@ async def read_capped(request: Request, cap: int) -> bytes:
     parts: list[bytes] = []
     size = 0
     try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:
-                raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
-            parts.append(chunk)
+        async with asyncio.timeout(BODY_SECONDS):  # a slow or stalled body is not waited for
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > cap:
+                    raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
+                parts.append(chunk)
     except ClientDisconnect:
         raise Refusal("The body was cut off") from None
+    except TimeoutError:
+        raise Refusal(f"The body did not arrive within {BODY_SECONDS:g} s") from None
     raw = b"".join(parts)
     request._body = raw  # so request.form() parses what was read here
     return raw
@@ -611,6 +615,10 @@ async def _respond(
         # the action happened; a retry with the same x-request-id replays its answer
         return json_response(status_body(fault.status), fault.status)
     if streamed is not None:
+        if request.method == "HEAD":  # the headers alone: nothing is made to be thrown away
+            head = Response(media_type="application/json")
+            del head.headers["content-length"]  # the GET's length is not known, nor 0
+            return head
         return StreamingResponse(_paced(streamed.chunks), media_type="application/json")
     return json_response(encoded)
 

@@ -27,7 +27,11 @@ def _server(settings: SandboxSettings) -> uvicorn.Server:
     protocol = type(
         "SandboxH11Protocol",
         (GuardedH11Protocol,),
-        {"head_seconds": settings.head_seconds, "max_connections": settings.max_connections},
+        {
+            "head_seconds": settings.head_seconds,
+            "max_connections": settings.max_connections,
+            "stall_seconds": settings.stall_seconds,
+        },
     )
     config = uvicorn.Config(
         create_app(settings),

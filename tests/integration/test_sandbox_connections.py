@@ -15,7 +15,9 @@ from app.sandbox.server import BackgroundSandbox
 @pytest.fixture(scope="module")
 def guarded():
     server = BackgroundSandbox(
-        SandboxSettings(demo_statement_records=10, head_seconds=1.0, max_connections=20)
+        SandboxSettings(
+            demo_statement_records=10, head_seconds=1.0, max_connections=20, stall_seconds=1.0
+        )
     )
     server.start()
     yield server
@@ -47,3 +49,55 @@ def test_many_idle_connections_do_not_keep_others_out(guarded):
     finally:
         for sock in idle:
             sock.close()
+
+
+def raw_request(url: str, head: bytes) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)  # fills quickly
+    sock.settimeout(10)
+    sock.connect((host, int(port)))
+    sock.sendall(head)
+    return sock
+
+
+def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded):
+    accounts = httpx.get(
+        f"{guarded.url}/v1/clients/C0000001/accounts",
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "PD"},
+    ).json()
+    path = f"/v1/clients/C0000001/accounts/{accounts[1]['id']}/statement"  # a million records
+    sock = raw_request(
+        guarded.url,
+        f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
+        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
+    )
+    time.sleep(3)  # reads nothing: past the 1 s the sandbox waits for a stalled reader
+    received = 0
+    while chunk := sock.recv(1024 * 1024):  # what was on its way, then the end
+        received += len(chunk)
+    sock.close()
+    assert 0 < received < 50 * 1024 * 1024  # closed early, not the whole statement (280 MB)
+    answer = httpx.get(f"{guarded.url}/v1/healthcheck", timeout=5)
+    assert answer.status_code == 200
+
+
+def test_a_request_body_that_does_not_arrive_in_time_is_refused(guarded, monkeypatch):
+    from app.sandbox import http
+
+    monkeypatch.setattr(http, "BODY_SECONDS", 0.5)
+    sock = raw_request(
+        guarded.url,
+        b"POST /v1/clients HTTP/1.1\r\nHost: s\r\nAuthorization: Basic ZGVtbzpkZW1v\r\n"
+        b"x-partner-code: PD\r\nx-request-id: slow-body\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+    )
+    started = time.monotonic()
+    answer = b""
+    while b"within" not in answer and (chunk := sock.recv(65536)):
+        answer += chunk
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert b"The body did not arrive within 0.5 s" in answer
+    assert time.monotonic() - started < 3

@@ -381,3 +381,27 @@ def test_a_query_parameter_given_twice_is_refused_naming_it(admin):
     refused(listed, "limit: given 2 times; give it once")
     once = admin.get(path + "?date_from=2024-01-01&date_to=2024-01-31", auth=AUTH, headers=PC)
     assert once.status_code == 200
+
+
+def test_head_of_a_statement_makes_none_of_its_records(admin, monkeypatch):
+    from app.sandbox.banking import history
+
+    made = []
+    encoded = history.DemoHistory.encoded
+
+    def counted(self, low, high, currency):
+        made.append(high - low)
+        return encoded(self, low, high, currency)
+
+    monkeypatch.setattr(history.DemoHistory, "encoded", counted)
+    accounts = admin.get(f"/v1/clients/{DEMO_PERSON_ID}/accounts", auth=AUTH, headers=PC).json()
+    path = f"/v1/clients/{DEMO_PERSON_ID}/accounts/{accounts[1]['id']}/statement"
+    query = "?date_from=2000-01-01&date_to=2999-12-31"
+    head = admin.head(path + query, auth=AUTH, headers=PC)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == "application/json"
+    assert "content-length" not in head.headers
+    time.sleep(0.3)  # the connection stays open: nothing is made meanwhile either
+    assert made == []
+    day = admin.get(path + "?date_from=2025-06-01&date_to=2025-06-01", auth=AUTH, headers=PC)
+    assert day.status_code == 200 and len(day.json()) > 100 and made  # a GET makes them
