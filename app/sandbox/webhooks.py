@@ -17,6 +17,7 @@ import json
 import logging
 import secrets
 import socket
+import ssl
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
+import certifi
 import httpx
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -43,6 +45,7 @@ log = logging.getLogger("partner_desk.sandbox")
 _NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 MAX_SUBSCRIPTIONS = 100
 DELIVERIES_KEPT = 2000
+MAX_PENDING = 10_000  # deliveries waiting for an attempt; past this a new one is not sent
 URL_MAX = 2000
 
 
@@ -112,6 +115,8 @@ class Emitter:
         self._numbers = 0
         self._ids = MonotonicUuid7()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._pending = 0  # deliveries in the state "pending"
+        self._tls: ssl.SSLContext | None = None  # made once: 20 ms of the loop each time
         bank.status_listeners.append(self.emit)
 
     # -- events
@@ -147,7 +152,26 @@ class Emitter:
                 next_try=moment,
             )
             self.deliveries.append(delivery)
+            if self._pending >= MAX_PENDING:  # the scheduler's memory is bounded too
+                delivery.state, delivery.next_try = "abandoned", None
+                delivery.attempts.append(
+                    {
+                        "at": wh.occurred_at(moment),
+                        "nonce": None,
+                        "status": None,
+                        "error": f"not sent: {MAX_PENDING:,} deliveries are waiting already",
+                        "ms": 0.0,
+                    }
+                )
+                continue
+            self._pending += 1
             self.scheduler.at(moment, self._job(delivery), "webhook")
+
+    def _settle(self, delivery: Delivery, state: str) -> None:
+        """The delivery is no longer pending: delivered or abandoned."""
+        if delivery.state == "pending":
+            self._pending -= 1
+        delivery.state, delivery.next_try = state, None
 
     def _job(self, delivery: Delivery) -> Any:
         def start(_moment: dt.datetime) -> None:
@@ -156,6 +180,13 @@ class Emitter:
             task.add_done_callback(self._tasks.discard)
 
         return start
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The trusted CAs, loaded once (a client per attempt loaded them each time, 20 ms
+        of the loop's time: a burst of deliveries held every request up for seconds)."""
+        if self._tls is None:
+            self._tls = ssl.create_default_context(cafile=certifi.where())
+        return self._tls
 
     def headers(self, delivery: Delivery, nonce: int) -> dict[str, str]:
         headers = {
@@ -186,7 +217,9 @@ class Emitter:
                     httpx.AsyncClient(
                         timeout=settings.timeout_seconds,
                         # head and body leave at once, not 40 ms apart (Nagle, delayed ACK)
-                        transport=httpx.AsyncHTTPTransport(socket_options=_NO_DELAY),
+                        transport=httpx.AsyncHTTPTransport(
+                            verify=self._tls_context(), socket_options=_NO_DELAY
+                        ),
                     ) as client,
                     client.stream(
                         "POST",
@@ -213,7 +246,7 @@ class Emitter:
                     "ms": round((time.perf_counter() - started) * 1000, 1),
                 }
             )
-            delivery.state, delivery.next_try = "abandoned", None
+            self._settle(delivery, "abandoned")
             return
         delivery.attempts.append(
             {
@@ -225,11 +258,11 @@ class Emitter:
             }
         )
         if status is not None and 200 <= status < 300:
-            delivery.state, delivery.next_try = "delivered", None
+            self._settle(delivery, "delivered")
             return
         retryable = error is not None or status in (408, 429) or (status or 0) >= 500
         if not retryable or len(delivery.attempts) >= settings.max_attempts:
-            delivery.state, delivery.next_try = "abandoned", None
+            self._settle(delivery, "abandoned")
             log.info(
                 "webhook %s to %s abandoned after %d attempts (%s)",
                 delivery.event_id,

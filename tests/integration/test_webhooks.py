@@ -524,3 +524,34 @@ def test_a_stalled_request_is_cut_off_and_others_are_served(store):
         assert post(url, event_body(), signed=False).status_code == 200
     finally:
         running.stop()
+
+
+def test_pending_deliveries_are_bounded_past_which_a_new_one_is_not_sent(sandbox_url, monkeypatch):
+    from app.sandbox import webhooks
+
+    monkeypatch.setattr(webhooks, "MAX_PENDING", 2)
+    httpx.post(
+        f"{sandbox_url}/_sandbox/webhooks/settings",
+        json={"base_seconds": 3600, "exponent": 1, "max_attempts": 5, "timeout_seconds": 1},
+    )
+    failing = ScriptedReceiver([500] * 10)
+    try:
+        _subscribe(sandbox_url, failing.url, signed=False)
+        for _ in range(3):
+            _client(sandbox_url)
+        advance(sandbox_url, 5)  # three reviews end: three deliveries due
+        eventually(lambda: len(_deliveries(sandbox_url, failing.url)) == 3)
+        eventually(lambda: len(failing.seen) == 2)  # the two pending ones were tried
+        states = [d["state"] for d in _deliveries(sandbox_url, failing.url)]
+        assert sorted(states) == ["abandoned", "pending", "pending"]
+        dropped = next(
+            d for d in _deliveries(sandbox_url, failing.url) if d["state"] == "abandoned"
+        )
+        assert dropped["attempts"][0]["error"] == "not sent: 2 deliveries are waiting already"
+    finally:
+        _unsubscribe_all(sandbox_url)
+        failing.stop()
+        httpx.post(
+            f"{sandbox_url}/_sandbox/webhooks/settings",
+            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
+        )
