@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal, TypeVar
+from urllib.parse import unquote_to_bytes
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
@@ -623,7 +624,18 @@ async def _respond(
     return json_response(encoded)
 
 
+_ONCE = ("authorization", "x-partner-code", "x-request-id")  # which one was meant? say
+
+
 def _check_headers(request: Request, spec: Operation, request_id: str | None) -> str | None:
+    for name in _ONCE:
+        given = len(request.headers.getlist(name))
+        if given > 1:
+            raise Refusal(f"{name}: given {given} times; give it once")
+    try:  # read as text, a bad byte would become U+FFFD and match nothing, silently
+        unquote_to_bytes(request.scope["query_string"]).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refusal("The query is not valid UTF-8") from None
     user = None
     if spec.secured:
         user = authenticate(request)

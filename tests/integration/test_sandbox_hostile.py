@@ -405,3 +405,25 @@ def test_head_of_a_statement_makes_none_of_its_records(admin, monkeypatch):
     assert made == []
     day = admin.get(path + "?date_from=2025-06-01&date_to=2025-06-01", auth=AUTH, headers=PC)
     assert day.status_code == 200 and len(day.json()) > 100 and made  # a GET makes them
+
+
+def test_a_key_header_given_twice_or_a_query_not_utf8_is_refused(admin, bank):
+    before = len(bank.clients)
+    body = {"client_type": "PERSON", "client": person_body(external_id=unique())}
+    twice = admin.post(
+        "/v1/clients",
+        json=body,
+        auth=AUTH,
+        headers=[("x-partner-code", "PD"), ("x-request-id", "dupA"), ("x-request-id", "dupB")],
+    )
+    refused(twice, "x-request-id: given 2 times; give it once")
+    partner_twice = admin.get(
+        "/v1/clients", auth=AUTH, headers=[("x-partner-code", "A"), ("x-partner-code", "B")]
+    )
+    refused(partner_twice, "x-partner-code: given 2 times; give it once")
+    assert len(bank.clients) == before
+    for query in ("id=%FF", 'filter=email[eq]"%ED%A0%80"'):
+        answer = admin.get(f"/v1/clients?{query}", auth=AUTH, headers=PC)
+        refused(answer, "The query is not valid UTF-8")
+    valid = admin.get("/v1/clients?filter=email[eq]%22%C3%A9%40x.lt%22", auth=AUTH, headers=PC)
+    assert valid.status_code == 200  # UTF-8 that is valid passes
