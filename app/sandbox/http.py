@@ -579,6 +579,11 @@ async def _respond(
     try:
         user = _check_headers(request, spec, request_id)
         body, digest = await read_body(request, spec.body)
+        if request.app.state.sandbox is not state:  # reset while the body came or it waited
+            raise Refusal(
+                "The sandbox was reset while this request arrived: nothing was done; send it again",
+                title="Operation not allowed",
+            )
         if spec.body == "optional" and body == {}:
             body, digest = None, "empty"  # {} is no body: the same request as an empty one
         elif spec.body == "optional" and digest != "empty" and not isinstance(body, dict):

@@ -101,3 +101,38 @@ def test_a_request_body_that_does_not_arrive_in_time_is_refused(guarded, monkeyp
     assert answer.startswith(b"HTTP/1.1 400 ")
     assert b"The body did not arrive within 0.5 s" in answer
     assert time.monotonic() - started < 3
+
+
+def test_a_request_in_flight_during_a_reset_does_nothing_and_says_so(guarded):
+    import threading
+
+    from tests.conftest import person_body
+
+    faults = httpx.post(
+        f"{guarded.url}/_sandbox/faults",
+        json={"mode": "delay", "delay_ms": 1500, "count": 1, "path_contains": "/v1/clients"},
+    )
+    assert faults.status_code == 200, faults.text
+    answers = []
+
+    def create() -> None:
+        answers.append(
+            httpx.post(
+                f"{guarded.url}/v1/clients",
+                json={"client_type": "PERSON", "client": person_body(external_id="reset-race")},
+                auth=("demo", "demo"),
+                headers={"x-partner-code": "PD", "x-request-id": "in-flight"},
+                timeout=10,
+            )
+        )
+
+    creating = threading.Thread(target=create)
+    creating.start()
+    time.sleep(0.5)
+    assert httpx.post(f"{guarded.url}/_sandbox/reset").status_code == 200
+    creating.join(10)
+    (answer,) = answers
+    assert answer.status_code == 400
+    assert (
+        "reset while this request arrived: nothing was done" in (answer.json()["failure_message"])
+    )
