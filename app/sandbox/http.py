@@ -364,6 +364,15 @@ def _is_json(content_type: str) -> bool:
     )
 
 
+def _charset(content_type: str) -> str | None:
+    """The charset parameter of a Content-Type, lower case, or None."""
+    for parameter in content_type.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').lower()
+    return None
+
+
 async def read_body(request: Request, kind: str) -> tuple[Any, str]:
     """The parsed body and its fingerprint (what makes two submissions the same action).
     ``kind``: json (required), optional, none (empty or ``{}``) or multipart."""
@@ -380,6 +389,9 @@ async def read_body(request: Request, kind: str) -> tuple[Any, str]:
         return None, "empty"
     if not _is_json(content_type):
         raise Refusal("The body must be sent as application/json")
+    charset = _charset(content_type)
+    if charset not in (None, "utf-8", "utf8"):  # JSON is UTF-8: another would be misread
+        raise Refusal(f"Content-Type: charset {charset[:40]!r}: JSON is sent as utf-8")
     parsed = parse_json(raw)
     if kind == "none":
         if parsed != {}:

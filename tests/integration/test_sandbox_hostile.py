@@ -427,3 +427,27 @@ def test_a_key_header_given_twice_or_a_query_not_utf8_is_refused(admin, bank):
         refused(answer, "The query is not valid UTF-8")
     valid = admin.get("/v1/clients?filter=email[eq]%22%C3%A9%40x.lt%22", auth=AUTH, headers=PC)
     assert valid.status_code == 200  # UTF-8 that is valid passes
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", '"iso-8859-1"'])
+def test_a_json_body_in_another_charset_is_refused(admin, bank, charset):
+    before = len(bank.clients)
+    body = {"client_type": "PERSON", "client": person_body(external_id=unique())}
+    answer = post_raw(
+        admin,
+        "/v1/clients",
+        json.dumps(body).encode(),
+        unique(),
+        **{"content-type": f"application/json; charset={charset}"},
+    )
+    refused(answer, "Content-Type: charset")
+    assert "JSON is sent as utf-8" in answer.json()["failure_message"]
+    assert len(bank.clients) == before
+    fine = post_raw(
+        admin,
+        "/v1/clients",
+        json.dumps(body).encode(),
+        unique(),
+        **{"content-type": "application/json; charset=UTF-8"},
+    )
+    assert fine.status_code == 200
