@@ -10,7 +10,6 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from app.api.errors import InvalidInput
-from app.api.transport import api_root
 from app.core import limits
 
 SANDBOX = "Embedded sandbox"
@@ -37,6 +36,8 @@ class ServerProfile:
     def gateway_address(self, base_url: str) -> str:
         """Where the card gateway is: its own URL, or /gateway under the API's root (a base
         URL given with its /v1 or /v2 is accepted: the gateway is beside them, not in one)."""
+        from app.api.transport import api_root  # httpx loads after the window shows
+
         return self.gateway_url or f"{api_root(base_url)}/gateway"
 
     def check(self) -> None:
