@@ -60,11 +60,11 @@ async def write_csv(
     file chosen is as it was (absent, or the one it was to replace)."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
-    partial = _partial_beside(path)
+    partial, descriptor = _partial_beside(path)
     written = 0
     try:
         # utf-8-sig: the byte-order mark makes spreadsheet programs read UTF-8 ("Eglė")
-        with partial.open("w", encoding="utf-8-sig", newline="") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
             # rows a little at a time until a slice of time is used, then the window's turn
@@ -91,13 +91,15 @@ def _put_in_place(partial: Path, path: Path) -> None:
     os.replace(partial, path)
 
 
-def _partial_beside(path: Path) -> Path:
+def _partial_beside(path: Path) -> tuple[Path, int]:
     """A new, hidden file in the chosen file's folder (so that replacing it is one rename),
-    created with the permissions a new file gets; OSError when the folder is not writable."""
+    created with the permissions a new file gets, and open for writing; OSError when the
+    folder is not writable. Written through this descriptor, never opened again to truncate:
+    a file truncated and rewritten is flushed to disk whole on close (60 ms of the window's
+    time for a million rows, on ext4)."""
     while True:
         partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
         try:
-            os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return partial, os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
-        return partial
