@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, QSignalBlocker, Signal
+from PySide6.QtCore import QObject, QSettings, QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.api.errors import ApiError
@@ -39,8 +39,13 @@ class AccountChooserView(QWidget):
         layout.addWidget(self.account, 1)
 
 
+TYPING_PAUSE_MS = 600  # typing stopped this long: the client's accounts are looked up
+
+
 class AccountChooser(QObject):
-    """Fills the accounts of the typed client; says when the choice changes."""
+    """Fills the accounts of the typed client — once typing pauses, quietly (a client ID
+    half typed is no error), and when the field is left, saying what went wrong — and says
+    when the choice changes."""
 
     changed = Signal()  # another client or account is chosen
     accounts_found = Signal(str)  # the accounts of that client are listed
@@ -54,6 +59,11 @@ class AccountChooser(QObject):
         self.accounts: list[Account] = []
         view.client_id.setText(str(context.settings.value(settings_key, "")))
         view.client_id.editingFinished.connect(self.find_accounts)
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(TYPING_PAUSE_MS)
+        self._typing.timeout.connect(self._typing_paused)
+        view.client_id.textEdited.connect(lambda _text: self._typing.start())
         view.client_id.textChanged.connect(lambda _text: self.changed.emit())
         view.account.currentTextChanged.connect(lambda _text: self.changed.emit())
 
@@ -88,16 +98,29 @@ class AccountChooser(QObject):
         self.find_accounts()
 
     def find_accounts(self) -> None:
+        self._typing.stop()
         client_id = self.client_id()
         if client_id:
             self.settings.setValue(self._key, client_id)
             self._context.tasks.spawn(self._fill(client_id))
 
-    async def _fill(self, client_id: str) -> None:
+    def _typing_paused(self) -> None:
+        client_id = self.client_id()
+        if client_id and limits.CLIENT_ID.length_problem(client_id) is None:
+            self._context.tasks.spawn(self._fill(client_id, quiet=True))
+
+    async def _fill(self, client_id: str, *, quiet: bool = False) -> None:
         try:
             accounts = await self._context.banking.list_accounts(client_id)
         except ApiError as exc:
-            self._context.presenter.show(exc, self.find_accounts)
+            if not quiet:  # leaving the field says it; a pause in typing does not
+                self._context.presenter.show(exc, self.find_accounts)
+            elif client_id == self.client_id():  # no other client's accounts offered
+                self.accounts = []
+                with QSignalBlocker(self.view.account):
+                    typed = self.view.account.currentText()
+                    self.view.account.clear()
+                    self.view.account.setEditText(typed)
             return
         if client_id != self.client_id():
             return  # another client was typed meanwhile

@@ -287,3 +287,21 @@ def test_a_search_typed_before_loading_filters_the_load_and_says_so(
     assert 0 < shown < loaded
     assert view.status.text() == f"{shown:,} of {loaded:,} records shown"
     run_on(qloop, window.aclose())
+
+
+def test_the_accounts_are_listed_once_typing_pauses_quietly_for_a_half_typed_id(
+    qtbot, qloop, sandbox, settings
+):
+    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    view.client_id.clear()
+    qtbot.keyClicks(view.client_id, DEMO_PERSON_ID)  # typed; the field is not left
+    run_on(qloop, until(lambda: view.account.count() == 2))
+    assert view.account.itemText(0).startswith("LT594010000000000001")
+    view.client_id.selectAll()
+    qtbot.keyClicks(view.client_id, "C99")  # half typed, or a client that does not exist
+    run_on(qloop, until(lambda: view.account.count() == 0, timeout=5))
+    assert window.context.presenter.open_boxes == []  # a pause in typing is no error
+    view.client_id.editingFinished.emit()  # leaving the field says what is wrong
+    run_on(qloop, until(lambda: window.context.presenter.open_boxes != []))
+    window.context.presenter.open_boxes[0].close()
+    run_on(qloop, window.aclose())
