@@ -312,6 +312,14 @@ class ScriptedReceiver:
         self._thread.join(5)
 
 
+def _default_retry_settings(sandbox_url: str) -> None:
+    """The sandbox's retry settings as it starts, for the tests after one that changed them."""
+    httpx.post(
+        f"{sandbox_url}/_sandbox/webhooks/settings",
+        json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
+    )
+
+
 def _deliveries(sandbox_url: str, url: str) -> list[dict[str, Any]]:
     found = httpx.get(f"{sandbox_url}/_sandbox/webhooks/deliveries").json()
     return [d for d in found if d["url"] == url]
@@ -368,10 +376,7 @@ def test_retries_on_500_429_408_and_timeouts_with_backoff_then_never_on_404(sand
     finally:
         _unsubscribe_all(sandbox_url)
         permanent.stop()
-        httpx.post(
-            f"{sandbox_url}/_sandbox/webhooks/settings",
-            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
-        )
+        _default_retry_settings(sandbox_url)
 
 
 def test_attempts_stop_at_the_limit(sandbox_url):
@@ -394,10 +399,7 @@ def test_attempts_stop_at_the_limit(sandbox_url):
     finally:
         _unsubscribe_all(sandbox_url)
         failing.stop()
-        httpx.post(
-            f"{sandbox_url}/_sandbox/webhooks/settings",
-            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
-        )
+        _default_retry_settings(sandbox_url)
 
 
 # ---------------------------------------------------------------- kill -9
@@ -551,7 +553,4 @@ def test_pending_deliveries_are_bounded_past_which_a_new_one_is_not_sent(sandbox
     finally:
         _unsubscribe_all(sandbox_url)
         failing.stop()
-        httpx.post(
-            f"{sandbox_url}/_sandbox/webhooks/settings",
-            json={"base_seconds": 1, "exponent": 2, "max_attempts": 5, "timeout_seconds": 5},
-        )
+        _default_retry_settings(sandbox_url)
