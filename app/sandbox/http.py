@@ -206,10 +206,7 @@ class Call:
         return value
 
     def query(self, name: str) -> str | None:
-        values = self.request.query_params.getlist(name)
-        if len(values) > 1:  # which one was meant? neither is taken silently
-            raise Refusal(f"{name}: given {len(values)} times; give it once")
-        value = values[0] if values else None
+        value = _given_once(name, self.request.query_params.getlist(name))
         if value is not None:
             checked_text(value, name)
         return value
@@ -589,6 +586,7 @@ async def _respond(
     if fault is not None:
         return json_response(status_body(fault.status), fault.status)
     try:
+        _check_query(request)
         user = _check_headers(request, spec, request_id)
         body, digest = await read_body(request, spec.body)
         if request.app.state.sandbox is not state:  # reset while the body came or it waited
@@ -641,18 +639,27 @@ async def _respond(
     return json_response(encoded)
 
 
-_ONCE = ("authorization", "x-partner-code", "x-request-id")  # which one was meant? say
+_ONCE = ("authorization", "x-partner-code", "x-request-id")
 
 
-def _check_headers(request: Request, spec: Operation, request_id: str | None) -> str | None:
-    for name in _ONCE:
-        given = len(request.headers.getlist(name))
-        if given > 1:
-            raise Refusal(f"{name}: given {given} times; give it once")
+def _given_once(name: str, values: list[str]) -> str | None:
+    """The one value of a query parameter or header; given twice, which one was meant? It is
+    refused, never one taken silently."""
+    if len(values) > 1:
+        raise Refusal(f"{name}: given {len(values)} times; give it once")
+    return values[0] if values else None
+
+
+def _check_query(request: Request) -> None:
     try:  # read as text, a bad byte would become U+FFFD and match nothing, silently
         unquote_to_bytes(request.scope["query_string"]).decode("utf-8")
     except UnicodeDecodeError:
         raise Refusal("The query is not valid UTF-8") from None
+
+
+def _check_headers(request: Request, spec: Operation, request_id: str | None) -> str | None:
+    for name in _ONCE:
+        _given_once(name, request.headers.getlist(name))
     user = None
     if spec.secured:
         user = authenticate(request)

@@ -116,7 +116,7 @@ class Emitter:
         self._ids = MonotonicUuid7()
         self._tasks: set[asyncio.Task[None]] = set()
         self._pending = 0  # deliveries in the state "pending"
-        self._tls: ssl.SSLContext | None = None  # made once: 20 ms of the loop each time
+        self._tls: ssl.SSLContext | None = None  # made once: tens of ms of the loop each time
         bank.status_listeners.append(self.emit)
 
     # -- events
@@ -154,18 +154,30 @@ class Emitter:
             self.deliveries.append(delivery)
             if self._pending >= MAX_PENDING:  # the scheduler's memory is bounded too
                 delivery.state, delivery.next_try = "abandoned", None
-                delivery.attempts.append(
-                    {
-                        "at": wh.occurred_at(moment),
-                        "nonce": None,
-                        "status": None,
-                        "error": f"not sent: {MAX_PENDING:,} deliveries are waiting already",
-                        "ms": 0.0,
-                    }
-                )
+                error = f"not sent: {MAX_PENDING:,} deliveries are waiting already"
+                self._record(delivery, None, None, error, None)
                 continue
             self._pending += 1
             self.scheduler.at(moment, self._job(delivery), "webhook")
+
+    def _record(
+        self,
+        delivery: Delivery,
+        nonce: int | None,
+        status: int | None,
+        error: str | None,
+        started: float | None,
+    ) -> None:
+        """One attempt in the delivery's log (nonce and start None: it was not sent)."""
+        delivery.attempts.append(
+            {
+                "at": wh.occurred_at(self.scheduler.clock.now()),
+                "nonce": None if nonce is None else str(nonce),
+                "status": status,
+                "error": error,
+                "ms": 0.0 if started is None else round((time.perf_counter() - started) * 1000, 1),
+            }
+        )
 
     def _settle(self, delivery: Delivery, state: str) -> None:
         """The delivery is no longer pending: delivered or abandoned."""
@@ -182,7 +194,7 @@ class Emitter:
         return start
 
     def _tls_context(self) -> ssl.SSLContext:
-        """The trusted CAs, loaded once (a client per attempt loaded them each time, 20 ms
+        """The trusted CAs, loaded once (a client per attempt loaded them each time, 40 ms
         of the loop's time: a burst of deliveries held every request up for seconds)."""
         if self._tls is None:
             self._tls = ssl.create_default_context(cafile=certifi.where())
@@ -237,26 +249,10 @@ class Emitter:
             error = f"network: {type(exc).__name__}"
         except Exception as exc:  # an address that cannot be used: recorded, not retried
             error = f"failed: {type(exc).__name__}: {str(exc)[:100]}"
-            delivery.attempts.append(
-                {
-                    "at": wh.occurred_at(self.scheduler.clock.now()),
-                    "nonce": str(nonce),
-                    "status": None,
-                    "error": error,
-                    "ms": round((time.perf_counter() - started) * 1000, 1),
-                }
-            )
+            self._record(delivery, nonce, None, error, started)
             self._settle(delivery, "abandoned")
             return
-        delivery.attempts.append(
-            {
-                "at": wh.occurred_at(self.scheduler.clock.now()),
-                "nonce": str(nonce),
-                "status": status,
-                "error": error,
-                "ms": round((time.perf_counter() - started) * 1000, 1),
-            }
-        )
+        self._record(delivery, nonce, status, error, started)
         if status is not None and 200 <= status < 300:
             self._settle(delivery, "delivered")
             return
