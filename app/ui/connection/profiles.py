@@ -48,13 +48,15 @@ class ServerProfile:
             raise InvalidInput("Name", f"{self.name!r} is reserved")
         from app.api.transport import check_base_url  # httpx loads after the window shows
 
-        # each problem named by the field's label in the dialog
-        for label, url in (("Base URL", self.base_url), ("Gateway URL", self.gateway_url)):
-            if url or label == "Base URL":
-                try:
-                    check_base_url(url)
-                except InvalidInput as exc:
-                    raise InvalidInput(label, exc.problem) from None
+        def checked(label: str, url: str) -> None:  # named by the field's label in the dialog
+            try:
+                check_base_url(url)
+            except InvalidInput as exc:
+                raise InvalidInput(label, exc.problem) from None
+
+        checked("Base URL", self.base_url)
+        if self.gateway_url:
+            checked("Gateway URL", self.gateway_url)
         problem = limits.PARTNER_CODE.length_problem(self.partner_code)
         if problem:
             raise InvalidInput("Partner code", problem)
