@@ -10,7 +10,6 @@ import itertools
 import os
 import secrets
 import shutil
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.csv_export import neutralise_row
+from app.ui.common.slice_budget import current_budget
 
-CHUNK = 200  # rows written between two looks at the clock
-SLICE_SECONDS = 0.012  # then the window paints: under a frame of 16 ms
+CHUNK = 200  # rows written in one step of a slice (app.ui.common.slice_budget)
 
 
 def choose_csv_file(
@@ -67,15 +66,15 @@ async def write_csv(
         with os.fdopen(descriptor, "w", encoding="utf-8-sig", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
-            # rows a little at a time until a slice of time is used, then the window's turn
-            deadline = time.perf_counter() + SLICE_SECONDS
+            # rows a little at a time until a slice is spent, then the window's turn
+            this_slice = current_budget().slice()
             while chunk := list(itertools.islice(rows, CHUNK)):
                 writer.writerows(neutralise_row(row) for row in chunk)
                 written += len(chunk)
-                if time.perf_counter() >= deadline:
+                if this_slice.spent():
                     progress(written)
                     await asyncio.sleep(0)
-                    deadline = time.perf_counter() + SLICE_SECONDS
+                    this_slice.renew()
         _put_in_place(partial, path)
         progress(written)
     except BaseException:  # cancelled, or failed: never half a file that looks complete

@@ -1,21 +1,19 @@
 """Long work on the GUI thread in slices, between which the window keeps painting.
 
-The work is a generator that yields every few thousand rows; it runs until a slice's time is
-up, then the event loop gets its turn, then the next slice runs. Work that fits in one slice is
-done before ``start`` returns, so small tables answer at once.
+The work is a generator that yields every few thousand rows; it runs until its slice is spent
+(`slice_budget`), then the event loop gets its turn, then the next slice runs. Work that fits
+in one slice is done before ``start`` returns, so small tables answer at once.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Generator
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.gc_pause import gc_paused
-
-SLICE_SECONDS = 0.012  # well under a frame of 16 ms: scrolling stays smooth
+from app.ui.common.slice_budget import Slice, current_budget
 
 
 class SlicedWork(QObject):
@@ -29,6 +27,7 @@ class SlicedWork(QObject):
         self._work: Generator[None, None, Any] | None = None
         self._done: Callable[[Any], None] | None = None
         self._what = ""
+        self._slice: Slice | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -44,6 +43,7 @@ class SlicedWork(QObject):
         """Run ``work``; ``done`` gets what it returns."""
         self.stop()
         self._work, self._done, self._what = work, done, what
+        self._slice = current_budget().slice()  # the budget of when the work began
         self._step(first=True)
 
     def stop(self) -> None:
@@ -53,13 +53,14 @@ class SlicedWork(QObject):
             work.close()
 
     def _step(self, first: bool = False) -> None:
-        work = self._work
-        if work is None:
+        work, this_slice = self._work, self._slice
+        if work is None or this_slice is None:
             return
-        deadline = time.perf_counter() + SLICE_SECONDS
+        this_slice.renew()
         try:
             with gc_paused():  # a slice's many small objects: see app.core.gc_pause
-                while time.perf_counter() < deadline:
+                next(work)
+                while not this_slice.spent():
                     next(work)
         except StopIteration as stop:
             done = self._done

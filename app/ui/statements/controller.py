@@ -15,15 +15,13 @@ from app.api.errors import ApiError, InvalidInput
 from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.formatting import chosen_currency
+from app.ui.common.slice_budget import current_budget
 from app.ui.shell.areas import AreaContext
 from app.ui.statements.model import COLUMNS
 from app.ui.statements.view import StatementView
 
 if TYPE_CHECKING:
     import asyncio
-
-
-REVEAL_SECONDS = 0.25  # how often rows arriving are shown while a statement loads
 
 
 class StatementsArea:
@@ -159,14 +157,15 @@ class StatementsArea:
         try:
             # aclosing: a cancel between batches still closes the download, in this task
             async with contextlib.aclosing(batches):
-                told = 0.0
+                # the view hears of the first rows at once, then of new rows a few times a
+                # second, not for every piece
+                pacer, shown_any = current_budget().reveal_pacer(), False
                 async for _added in batches:
-                    # the view hears of new rows a few times a second, not for every piece
-                    now = time.perf_counter()
-                    reveal = now - told >= REVEAL_SECONDS
+                    reveal = not shown_any or pacer.spent()
                     model.rows_arrived(reveal=reveal)
                     if reveal:
-                        told = now
+                        shown_any = True
+                        pacer.renew()
                         view.status.setText(f"Loading… {model.loaded:,} records")
                     # no sleep(0) here: each read of the answer gives the window its turn
             model.reveal()

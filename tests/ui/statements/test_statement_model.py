@@ -157,7 +157,9 @@ REFERENCE_KEYS = {
 
 @pytest.mark.parametrize("column", sorted(REFERENCE_KEYS))
 @pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
-def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(qtbot, column, order):
+def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(
+    qtbot, one_step_slices, column, order
+):
     records = many(60_000)
     model = StatementModel()
     model.add_records(records)
@@ -165,7 +167,7 @@ def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(qtbot, column, ord
     model.working.connect(working.append)
     with qtbot.waitSignal(model.settled, timeout=30_000):
         model.sort(column, order)
-        assert model.busy  # too many rows for one slice: the window paints meanwhile
+        assert model.busy  # more than one step of work: the window paints meanwhile
     assert working == ["Sorting…"]
     descending = order == Qt.SortOrder.DescendingOrder
     # a stable sort: equal values keep their booking order, either way
@@ -176,7 +178,7 @@ def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(qtbot, column, ord
     assert shown_references(model) == [r["reference"] for r in records]
 
 
-def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot):
+def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot, one_step_slices):
     records = many(50_000)
     model = StatementModel()
     model.add_records(records[:40_000])
@@ -189,7 +191,7 @@ def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot):
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
-def test_a_new_search_stops_the_one_running_and_rows_arriving_are_searched(qtbot):
+def test_a_new_search_stops_the_one_running_and_rows_arriving_are_searched(qtbot, one_step_slices):
     records = many(60_000)
     model = StatementModel()
     model.add_records(records[:50_000])
@@ -216,7 +218,7 @@ def test_rows_wait_for_reveal_when_asked_to(qtbot):
     assert model.rowCount() == 3000 and inserted == [3000]
 
 
-def test_a_sort_asked_for_during_a_search_sorts_the_rows_found(qtbot):
+def test_a_sort_asked_for_during_a_search_sorts_the_rows_found(qtbot, one_step_slices):
     records = many(60_000)
     model = StatementModel()
     model.add_records(records)
@@ -229,7 +231,9 @@ def test_a_sort_asked_for_during_a_search_sorts_the_rows_found(qtbot):
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
-def test_rows_streaming_into_a_sorted_table_are_sorted_in_a_few_times_not_per_piece(qtbot):
+def test_rows_streaming_into_a_sorted_table_are_sorted_in_a_few_times_not_per_piece(
+    qtbot, one_step_slices
+):
     records = many(64_000)
     model = StatementModel()
     model.add_records(records[:1000])
