@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHa
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.ui.shell.errors import ErrorPresenter
-from app.ui.shell.event_loop import adopt_async_generators
+from app.ui.shell.event_loop import new_event_loop
 from app.ui.shell.main_window import Backend, MainWindow
 
 log = logging.getLogger("partner_desk.ui")
@@ -95,11 +95,8 @@ def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") ->
     redaction.install()
     import asyncio
 
-    import qasync
-
-    loop = qasync.QEventLoop(app)
+    loop = new_event_loop(app)
     asyncio.set_event_loop(loop)
-    adopt_async_generators(loop)
     # quit through the loop, not past it: the connection is closed before the app ends
     closed = asyncio.Event()
     app.setQuitOnLastWindowClosed(False)

@@ -3,7 +3,25 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+
+def new_event_loop(app: QApplication) -> qasync.QEventLoop:
+    """The loop the desk runs on: qasync's, with asyncio's async-generator hooks and an
+    executor whose threads end with their calls (qasync's own keeps ten QThreads that outlive
+    a loop nobody closed: "QThread: Destroyed while thread is still running" at exit)."""
+    import qasync
+
+    from app.ui.shell.call_threads import ThreadPerCall
+
+    loop = qasync.QEventLoop(app)
+    adopt_async_generators(loop)
+    loop.set_default_executor(ThreadPerCall())
+    return loop
 
 
 def adopt_async_generators(loop: Any) -> None:
