@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.ui.accounts.model import RowsModel
 from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, show_rows
 
 # a sandbox account holds five currencies; a real one seldom more at once
@@ -56,7 +57,7 @@ class AccountsView(QWidget):
         self.statement_button = QPushButton("Statement…")
         self.transfer_button = QPushButton("New transfer…")
         self.transfer_button.setObjectName("accountNewTransfer")
-        self.status = QLabel("")
+        self.status = NoticeLabel("")
         self.status.setObjectName("accountsStatus")
         self.model = RowsModel(("IBAN", "BIC", "Type", "Status", "Opened"), self)
         self.table = _table(self.model)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 
 from app.core.limits import CLIENT_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import row_table
 
 
@@ -33,7 +34,7 @@ class ClientsView(QWidget):
         self.upload = QPushButton("Upload document…")
         self.upload.setObjectName("uploadDocument")
         self.upload.setEnabled(False)
-        self.status = QLabel("")
+        self.status = NoticeLabel("")
         self.status.setObjectName("clientsStatus")
         self.table = row_table("clientsTable")
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, QSignalBlocker, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QSignalBlocker, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.api.errors import ApiError
 from app.core import limits
 from app.ui.common.widgets import fit_placeholder
+from app.ui.shell.tasks import Debounce
 
 if TYPE_CHECKING:
     from app.api.banking import Account
@@ -39,7 +40,7 @@ class AccountChooserView(QWidget):
         layout.addWidget(self.account, 1)
 
 
-TYPING_PAUSE_MS = 600  # typing stopped this long: the client's accounts are looked up
+TYPING_PAUSE_S = 0.6  # typing stopped this long: the client's accounts are looked up
 
 
 class AccountChooser(QObject):
@@ -59,11 +60,8 @@ class AccountChooser(QObject):
         self.accounts: list[Account] = []
         view.client_id.setText(str(context.settings.value(settings_key, "")))
         view.client_id.editingFinished.connect(self.find_accounts)
-        self._typing = QTimer(self)
-        self._typing.setSingleShot(True)
-        self._typing.setInterval(TYPING_PAUSE_MS)
-        self._typing.timeout.connect(self._typing_paused)
-        view.client_id.textEdited.connect(lambda _text: self._typing.start())
+        self._typing = Debounce(context.tasks, TYPING_PAUSE_S, self._typing_paused)
+        view.client_id.textEdited.connect(lambda _text: self._typing.restart())
         view.client_id.textChanged.connect(lambda _text: self.changed.emit())
         view.account.currentTextChanged.connect(lambda _text: self.changed.emit())
 

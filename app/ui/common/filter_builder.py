@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import filter as flt
+from app.ui.common.notice import NoticeLabel
 
 OPERATORS = {
     "eq": "equals",
@@ -121,7 +122,7 @@ class FilterBuilder(QWidget):
         self.text.setPlaceholderText("filter, e.g. " + example(self._fields))
         self.apply_button = QPushButton("Apply")
         self.clear_button = QPushButton("Clear")
-        self.problem = QLabel("")
+        self.problem = NoticeLabel("")
         self.problem.setObjectName("filterProblem")
         self.problem.setStyleSheet("color: #b3261e;")
         self.problem.setWordWrap(True)

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.common.notice import NoticeLabel
+
 PROBLEM_STYLE = "color: #b3261e;"
 NOTE_STYLE = "color: #44474e;"
 INVALID_STYLE = "border: 1px solid #b3261e;"
@@ -55,7 +57,7 @@ class FormRows(QObject):
         row_number = self.grid.rowCount()
         caption = QLabel(f"{label}:")
         caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        problem = QLabel("")
+        problem = NoticeLabel("")
         object_name = name or str(key)
         widget.setObjectName(object_name)
         problem.setObjectName(f"problem:{object_name}")

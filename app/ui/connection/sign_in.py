@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.api.credentials import Credentials
 from app.api.errors import ApiConnectionError, ApiError, InvalidInput, Unauthorized
+from app.ui.common.notice import NoticeLabel
 from app.ui.connection.profiles import (
     NEW_SERVER,
     SANDBOX,
@@ -100,7 +101,7 @@ class SignInDialog(QDialog):
         )
         self.keyring_note.setWordWrap(True)
         self.keyring_note.setVisible(not credentials.persistent)
-        self.problem = QLabel("")
+        self.problem = NoticeLabel("")
         self.problem.setObjectName("signInProblem")
         self.problem.setStyleSheet("color: #b3261e;")
         self.problem.setWordWrap(True)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ApiError
 from app.core import webhooks as wh
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import row_table
 from app.ui.events.model import WIDTHS, EventRole, EventsModel
@@ -267,7 +268,7 @@ class SubscriptionsDialog(QDialog):
         self.add_button = QPushButton("Subscribe")
         self.add_button.setObjectName("subscribe")
         self.delete_button = QPushButton("Delete selected")
-        self.problem = QLabel("")
+        self.problem = NoticeLabel("")
         self.problem.setStyleSheet("color: #b3261e;")
         self.problem.setWordWrap(True)
         add = QHBoxLayout()

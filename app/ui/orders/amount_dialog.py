@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.ui.common.form import PROBLEM_STYLE
+from app.ui.common.notice import NoticeLabel
 
 
 class AmountDialog(QDialog):
@@ -49,7 +50,7 @@ class AmountDialog(QDialog):
         self.amount.setObjectName("amount")
         self.consequence = QLabel("")
         self.consequence.setObjectName("consequence")
-        self.problem = QLabel("")
+        self.problem = NoticeLabel("")
         self.problem.setObjectName("amountProblem")
         self.problem.setStyleSheet(PROBLEM_STYLE)
         self.buttons = QDialogButtonBox(

@@ -29,6 +29,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
+from app.ui.common.notice import NoticeLabel
 from app.ui.orders.model import STATUS_TEXT, money
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
@@ -138,7 +139,7 @@ class CardEntryDialog(QDialog):
             box.toggled.connect(lambda _on: self.refresh())
             grid.addWidget(box, grid.rowCount(), 1, 1, 2)
         self.card_choice.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.status = QLabel("")
+        self.status = NoticeLabel("")
         self.status.setObjectName("paymentStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

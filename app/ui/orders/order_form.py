@@ -42,6 +42,7 @@ from app.ui.common.form import (
     ReasonLabel,
     ask_before_discarding,
 )
+from app.ui.common.notice import NoticeLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
 
@@ -123,7 +124,7 @@ class ProductRow(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.setAutoDefault(False)
         self.remove_button.clicked.connect(lambda: remove(self))
-        self.problem = QLabel("")
+        self.problem = NoticeLabel("")
         self.problem.setStyleSheet(PROBLEM_STYLE)
         self.problem.setWordWrap(True)
         line = QHBoxLayout()
@@ -233,7 +234,7 @@ class OrderDialog(QDialog):
         scroll.setWidgetResizable(True)
         scroll.setWidget(content)
 
-        self.general_problem = QLabel("")
+        self.general_problem = NoticeLabel("")
         self.general_problem.setObjectName("orderProblem")
         self.general_problem.setStyleSheet(PROBLEM_STYLE)
         self.general_problem.setWordWrap(True)
@@ -404,7 +405,7 @@ class OrderDialog(QDialog):
         self.add_leg_button.setObjectName("addLeg")
         self.add_leg_button.setAutoDefault(False)
         self.add_leg_button.clicked.connect(self.add_leg)
-        self.legs_problem = QLabel("")
+        self.legs_problem = NoticeLabel("")
         self.legs_problem.setStyleSheet(PROBLEM_STYLE)
         self.legs_problem.setWordWrap(True)
         grid.addWidget(self.add_leg_button, grid.rowCount(), 1)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from app.api.action import ActionKey
 from app.api.errors import ApiError
 from app.ui.common.form import FormRows
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import show_rows
 from app.ui.shell.areas import AreaContext
@@ -65,7 +66,7 @@ class TaxesDialog(QDialog):
         self.create_button = QPushButton("Create tax")
         self.create_button.setObjectName("createTax")
         self.create_button.clicked.connect(lambda: context.tasks.spawn(self._create()))
-        self.status = QLabel("")
+        self.status = NoticeLabel("")
         self.status.setObjectName("taxesStatus")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.gateway.matrix import BY_CODE, NAMES
 from app.core.limits import ORDER_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.orders.model import STATUS_COLOUR, STATUS_TEXT, money, scenario_name, when
 from app.ui.orders.rules import ACTIONS, Action, Offer
@@ -216,7 +217,7 @@ class OrdersView(QWidget):
         self.lookup_button = QPushButton("Look up")
         self.show_button = QPushButton("Show orders")
         self.show_button.setObjectName("showOrders")
-        self.status = QLabel("Show orders to list the gateway's orders.")
+        self.status = NoticeLabel("Show orders to list the gateway's orders.")
         self.status.setObjectName("ordersStatus")
         self.table = row_table("ordersTable")
         self.detail = OrderDetail()

@@ -398,6 +398,11 @@ class MainWindow(QMainWindow):
         self.request_id_label.setText(f"x-request-id: {exchange.request_id}")
         self.request_log.model.append(exchange)
 
+    async def idle(self) -> None:
+        """Return once no call is in flight and no load runs: every task the window, its
+        areas and its dialogs started has ended."""
+        await self.tasks.idle()
+
     # -- shutdown
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +54,46 @@ class TaskGroup:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
 
+    async def idle(self) -> None:
+        """Return once none of these tasks runs, those they start meanwhile included (the
+        task awaiting this excepted)."""
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        while others := self._tasks - {asyncio.current_task()}:
+            await asyncio.wait(others)
+
     @property
     def running(self) -> int:
         return len(self._tasks)
+
+
+class Debounce:
+    """Runs ``action`` once input has paused for ``seconds``; each new input starts the pause
+    again. The pause is a task of the group: a window waiting for its calls to end (its
+    ``idle``) waits for the call that the pause is about to make."""
+
+    def __init__(self, tasks: TaskGroup, seconds: float, action: Callable[[], object]) -> None:
+        self._tasks = tasks
+        self.seconds = seconds
+        self._action = action
+        self._pause: asyncio.Task[None] | None = None
+
+    def restart(self) -> None:
+        self.stop()
+        self._pause = self._tasks.spawn(self._wait())
+
+    def stop(self) -> None:
+        if self._pause is not None:
+            self._pause.cancel()
+            self._pause = None
+
+    @property
+    def pending(self) -> bool:
+        return self._pause is not None
+
+    async def _wait(self) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        await asyncio.sleep(self.seconds)
+        self._pause = None
+        self._action()

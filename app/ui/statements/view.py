@@ -24,6 +24,7 @@ from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.balance_chart import BalanceChart
 from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import (
     ACCOUNT,
@@ -86,7 +87,7 @@ class StatementView(QWidget):
         self.progress.setRange(0, 0)  # busy: the number of records is not known in advance
         self.progress.setMaximumWidth(160)
         self.progress.setVisible(False)
-        self.status = QLabel("Choose a client, an account and a period, then Load.")
+        self.status = NoticeLabel("Choose a client, an account and a period, then Load.")
         self.status.setObjectName("statementStatus")
         self.search = QLineEdit()
         self.search.setObjectName("statementSearch")

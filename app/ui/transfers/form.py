@@ -47,8 +47,10 @@ from app.ui.common.form import (
     ReasonLabel,
     ask_before_discarding,
 )
+from app.ui.common.notice import NoticeLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
+from app.ui.shell.tasks import Debounce
 from app.ui.transfers.model import KIND_TITLES, KINDS, STATUS_TEXT, Kind, list_transfers
 
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ if TYPE_CHECKING:
     from app.api.banking import FeeQuote
     from app.ui.transfers.model import Transfer
 
-FEE_DEBOUNCE_MS = 250
+FEE_PAUSE_S = 0.25  # typing stopped this long: the fee is asked
 FOLLOW_MS = 1000  # how often a transfer in progress is asked about
 COMMON_CURRENCIES = ("EUR", "USD", "GBP", "CHF", "JPY")
 ALL: tuple[Kind, ...] = KINDS
@@ -201,7 +203,7 @@ class TransferDialog(QDialog):
             self.inputs[field.key] = widget
             self.form.add(field.key, field.label, widget, name=f"transfer.{field.key}")
 
-        self.fee = QLabel("")
+        self.fee = NoticeLabel("")
         self.fee.setObjectName("transferFee")
         self.total = QLabel("")
         self.total.setObjectName("transferTotal")
@@ -210,7 +212,7 @@ class TransferDialog(QDialog):
         self.warning = QLabel("")
         self.warning.setObjectName("transferWarning")
         self.warning.setStyleSheet(PROBLEM_STYLE)
-        self.status = QLabel("")
+        self.status = NoticeLabel("")
         self.status.setObjectName("transferStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -246,10 +248,7 @@ class TransferDialog(QDialog):
         footer.addWidget(self.buttons)
         layout.addLayout(footer)
 
-        self._fee_timer = QTimer(self)
-        self._fee_timer.setSingleShot(True)
-        self._fee_timer.setInterval(FEE_DEBOUNCE_MS)
-        self._fee_timer.timeout.connect(self.ask_fee)
+        self._fee_pause = Debounce(self._tasks, FEE_PAUSE_S, self.ask_fee)
         self._follow_timer = QTimer(self)
         self._follow_timer.setInterval(FOLLOW_MS)
         self._follow_timer.timeout.connect(self._follow)
@@ -455,7 +454,7 @@ class TransferDialog(QDialog):
         self.fee.setStyleSheet("")
         self.fee.setText("Fee: …")
         self._show_total()
-        self._fee_timer.start()
+        self._fee_pause.restart()
 
     def fee_parameters(self) -> dict[str, Any] | None:
         """What the fee of the form's transfer is asked with; None while that is not valid."""
@@ -804,7 +803,7 @@ class TransferDialog(QDialog):
 
     def done(self, result: int) -> None:
         self._follow_timer.stop()
-        self._fee_timer.stop()
+        self._fee_pause.stop()
         if self._fee_task is not None:
             self._fee_task.cancel()
         super().done(result)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from app.core.limits import TRANSFER_FILTER_FIELDS
 from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.transfers.model import KIND_TITLES, KINDS
 
@@ -43,7 +44,7 @@ class TransfersView(QWidget):
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("transfersExport")
         self.export_button.setEnabled(False)
-        self.status = QLabel("Choose a client and an account, then Show transfers.")
+        self.status = NoticeLabel("Choose a client and an account, then Show transfers.")
         self.status.setObjectName("transfersStatus")
         self.table = row_table("transfersTable")
 
