@@ -1,4 +1,5 @@
-"""Shared fixtures: the real sandbox on loopback, a fast-retrying client."""
+"""Shared fixtures: the real sandbox on loopback, a fast-retrying client. The run's own home
+(tests/own_home.py) and the check after every test (tests/leak_check.py) are plugins."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from app.sandbox.banking.state import Bank
 from app.sandbox.server import BackgroundSandbox
 
 T = TypeVar("T")
+
+pytest_plugins = ["tests.own_home", "tests.leak_check"]
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01)
 

@@ -220,6 +220,7 @@ class ClientDialog(QDialog):
         layout.addLayout(footer)
         if original is not None:
             self._fill(original)
+            self.form.touched.clear()  # filled in, not typed: Escape loses nothing
         self._show_mode()
         self.form.edited.connect(lambda _key: self.refresh())
         self._task: asyncio.Task[None] | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QWidget
 
+from app.ui.shell.tasks import waiting_for_the_user
+
 
 async def opened(dialog: QDialog) -> int:
     """Open the dialog (window-modal, non-blocking) and resume with its result when closed."""
@@ -17,7 +19,8 @@ async def opened(dialog: QDialog) -> int:
 
     dialog.finished.connect(finished)
     dialog.open()
-    return await result
+    with waiting_for_the_user():
+        return await result
 
 
 async def confirmed(owner: object, parent: QWidget, title: str, text: str) -> bool:

@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import asyncio
 
 log = logging.getLogger("partner_desk.ui")
+
+# the tasks waiting for a person to answer a dialog: not at work, as far as idle() goes
+_with_the_user: set[asyncio.Task[Any]] = set()
+_waiting_for_change: set[asyncio.Future[None]] = set()
+
+
+@contextlib.contextmanager
+def waiting_for_the_user() -> Iterator[None]:
+    """The current task waits for a person inside: a window whose other work has ended is
+    idle meanwhile."""
+    import asyncio  # here, not at the top: the window shows before asyncio loads
+
+    task = asyncio.current_task()
+    if task is None:
+        yield
+        return
+    _with_the_user.add(task)
+    _told_of_change()
+    try:
+        yield
+    finally:
+        _with_the_user.discard(task)
+        _told_of_change()
+
+
+def _told_of_change() -> None:
+    for waiting in list(_waiting_for_change):
+        if not waiting.done():
+            waiting.set_result(None)
 
 
 class TaskGroup:
@@ -55,12 +85,19 @@ class TaskGroup:
         await asyncio.gather(*running, return_exceptions=True)
 
     async def idle(self) -> None:
-        """Return once none of these tasks runs, those they start meanwhile included (the
-        task awaiting this excepted)."""
+        """Return once none of these tasks is at work: each has ended or waits for a person
+        to answer a dialog (those they start meanwhile included; the task awaiting this
+        excepted)."""
         import asyncio  # here, not at the top: the window shows before asyncio loads
 
-        while others := self._tasks - {asyncio.current_task()}:
-            await asyncio.wait(others)
+        loop = asyncio.get_running_loop()
+        while busy := self._tasks - _with_the_user - {asyncio.current_task()}:
+            changed = loop.create_future()
+            _waiting_for_change.add(changed)
+            try:
+                await asyncio.wait([*busy, changed], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                _waiting_for_change.discard(changed)
 
     @property
     def running(self) -> int:

@@ -10,10 +10,9 @@ from PySide6.QtWidgets import QMessageBox
 from app.api import banking as m
 from app.ui.accounts import AccountsArea
 from app.ui.clients import ClientsArea
-from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.statements import StatementsArea
 from tests.conftest import make_client, person_body
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import run_on, settle
 
 
 def new_client(qloop, sandbox_url) -> str:
@@ -26,20 +25,14 @@ def new_client(qloop, sandbox_url) -> str:
     return run_on(qloop, create())
 
 
-def open_accounts(qtbot, qloop, sandbox, settings, client_id):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def open_accounts(qloop, open_window, sandbox, client_id):
+    window = open_window(sandbox.url)
     window.show_area("Accounts")
     view, accounts = window.area(AccountsArea).view, window.area(AccountsArea)
     view.client_id.setText(client_id)
-
-    async def show():
-        view.show_button.click()
-        await until(lambda: view.status.text().startswith(f"Client {client_id}"))
-
-    run_on(qloop, show())
+    view.show_button.click()
+    settle(qloop, window)
+    assert view.status.text().startswith(f"Client {client_id}")
     return window, view, accounts
 
 
@@ -47,29 +40,34 @@ def cells(model, row):
     return [model.data(model.index(row, c)) for c in range(model.columnCount())]
 
 
-def answer(qloop, accounts, button):
-    run_on(qloop, until(lambda: accounts.confirmation is not None))
+def answer(qloop, window, accounts, button):
+    """Answer the confirmation the area asks, and wait until what it does is done."""
+    settle(qloop, window)
+    assert accounts.confirmation is not None
     box = accounts.confirmation
     text = box.text()
     box.button(button).click()
+    settle(qloop, window)
+    assert accounts.confirmation is None
     return text
 
 
-def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings, bank):
+def test_open_list_and_operate_with_confirmation(
+    qtbot, qloop, sandbox, settings, open_window, bank
+):
     client_id = new_client(qloop, sandbox.url)
-    window, view, accounts = open_accounts(qtbot, qloop, sandbox, settings, client_id)
+    window, view, accounts = open_accounts(qloop, open_window, sandbox, client_id)
     assert view.status.text() == f"Client {client_id}: 0 accounts"
     assert not view.close_button.isEnabled()
 
     view.open_button.click()  # it asks first: No opens nothing
-    assert answer(qloop, accounts, QMessageBox.StandardButton.No) == (
+    assert answer(qloop, window, accounts, QMessageBox.StandardButton.No) == (
         f"Open a new account for client {client_id}?"
     )
-    run_on(qloop, until(lambda: accounts.confirmation is None))
     assert view.model.rowCount() == 0
     view.open_button.click()
-    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
-    run_on(qloop, until(lambda: view.model.rowCount() == 1))
+    answer(qloop, window, accounts, QMessageBox.StandardButton.Yes)
+    assert view.model.rowCount() == 1
     iban, bic, kind, status, _opened = cells(view.model, 0)
     assert (bic, kind, status) == ("AGBLLT2XXXX", "payment", "active")
     assert re.fullmatch(r"LT\d{18}", iban)
@@ -78,23 +76,21 @@ def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings
 
     # No keeps it as it is
     view.disable_button.click()
-    text = answer(qloop, accounts, QMessageBox.StandardButton.No)
+    text = answer(qloop, window, accounts, QMessageBox.StandardButton.No)
     assert text == (
         f"Disable account {iban}?\nIt will neither send nor receive transfers until enabled."
     )
-    run_on(qloop, until(lambda: accounts.confirmation is None))
     assert bank.accounts[iban].status == "active"
 
     view.disable_button.click()
-    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
-    run_on(qloop, until(lambda: view.status.text() == f"Account {iban} is disabled"))
+    answer(qloop, window, accounts, QMessageBox.StandardButton.Yes)
+    assert view.status.text() == f"Account {iban} is disabled"
     assert cells(view.model, 0)[3] == "disabled"
     assert view.enable_button.isEnabled() and not view.disable_button.isEnabled()
 
     # closing with money on it: the service's 400, shown as the contract says
     view.close_button.click()
-    assert "Closing is final" in answer(qloop, accounts, QMessageBox.StandardButton.Yes)
-    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    assert "Closing is final" in answer(qloop, window, accounts, QMessageBox.StandardButton.Yes)
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Operation not allowed"
     assert re.fullmatch(
@@ -102,19 +98,18 @@ def test_open_list_and_operate_with_confirmation(qtbot, qloop, sandbox, settings
     )
     box.button(QMessageBox.StandardButton.Ok).click()
     assert bank.accounts[iban].status == "disabled"
-    run_on(qloop, window.aclose())
 
 
-def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, settings):
-    window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
+def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, settings, open_window):
+    window, view, _accounts = open_accounts(qloop, open_window, sandbox, "C0000001")
     assert view.model.rowCount() == 2  # the demo account and the busy one
     view.table.selectRow(0)
 
-    async def balance():
+    def balance():
         view.balance_button.click()
-        await until(lambda: view.balances.rowCount() > 0)
+        settle(qloop, window)
 
-    run_on(qloop, balance())
+    balance()
     rows = [cells(view.balances, r) for r in range(view.balances.rowCount())]
     assert [row[0] for row in rows] == ["CHF", "EUR", "GBP", "JPY", "USD"]
     assert rows[3][1] == "1,000,000"  # JPY has no minor unit
@@ -123,7 +118,7 @@ def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, setting
     five_years_ago = view.balance_date.date() - dt.timedelta(days=5 * 366)
     view.balance_date.line.setText(five_years_ago.isoformat())  # typed
     view.balances.set_rows([])
-    run_on(qloop, balance())
+    balance()
     assert [cells(view.balances, r) for r in range(view.balances.rowCount())] == [
         ["EUR", "0.00", "0.00", five_years_ago.isoformat()]
     ]
@@ -137,36 +132,30 @@ def test_balances_now_at_a_date_and_in_a_currency(qtbot, qloop, sandbox, setting
     box.button(QMessageBox.StandardButton.Ok).click()
     view.copy_button.click()
     assert QGuiApplication.clipboard().text() == cells(view.model, 0)[0]
-    run_on(qloop, window.aclose())
 
 
-def test_from_clients_to_accounts_to_statement(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def test_from_clients_to_accounts_to_statement(qloop, sandbox, open_window):
+    window = open_window(sandbox.url)
     window.show_area("Clients")
+    settle(qloop, window)
     window.area(ClientsArea).view.table.selectRow(0)
-
-    async def go():
-        window.area(ClientsArea).view.accounts.click()
-        await until(
-            lambda: window.area(AccountsArea).view.model.rowCount() == 2
-        )  # the demo and the busy accounts
-
-    run_on(qloop, go())
+    window.area(ClientsArea).view.accounts.click()
+    settle(qloop, window)
+    assert window.area(AccountsArea).view.model.rowCount() == 2  # the demo and the busy ones
     assert window.current_area() == "Accounts"
     assert window.area(AccountsArea).view.client_id.text() == "C0000001"
     iban = cells(window.area(AccountsArea).view.model, 0)[0]
     window.area(AccountsArea).view.statement_button.click()
     assert window.current_area() == "Statements"
     assert window.area(StatementsArea).view.client_id.text() == "C0000001"
-    run_on(qloop, until(lambda: window.area(StatementsArea).view.account.count() == 2))
+    settle(qloop, window)
+    assert window.area(StatementsArea).view.account.count() == 2
     assert window.area(StatementsArea).chooser.account_id() == iban
-    run_on(qloop, window.aclose())
 
 
-def test_a_refused_action_shows_the_account_as_it_is_now(qtbot, qloop, sandbox, settings, admin):
+def test_a_refused_action_shows_the_account_as_it_is_now(
+    qtbot, qloop, sandbox, settings, open_window, admin
+):
     client_id = new_client(qloop, sandbox.url)
 
     async def with_account():
@@ -176,7 +165,7 @@ def test_a_refused_action_shows_the_account_as_it_is_now(qtbot, qloop, sandbox, 
         return account
 
     account = run_on(qloop, with_account())
-    window, view, accounts = open_accounts(qtbot, qloop, sandbox, settings, client_id)
+    window, view, accounts = open_accounts(qloop, open_window, sandbox, client_id)
     view.table.selectRow(0)
     assert cells(view.model, 0)[3] == "active"
     # someone else disables it meanwhile; this desk still shows it active
@@ -186,17 +175,17 @@ def test_a_refused_action_shows_the_account_as_it_is_now(qtbot, qloop, sandbox, 
         headers={"x-partner-code": "PD"},
     )
     view.disable_button.click()
-    answer(qloop, accounts, QMessageBox.StandardButton.Yes)
-    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    answer(qloop, window, accounts, QMessageBox.StandardButton.Yes)
     assert window.presenter.open_boxes[-1].windowTitle() == "Operation not allowed"
-    run_on(qloop, until(lambda: cells(view.model, 0)[3] == "disabled"))
+    assert cells(view.model, 0)[3] == "disabled"
     assert view.enable_button.isEnabled() and not view.disable_button.isEnabled()
     window.presenter.open_boxes[-1].done(0)
-    run_on(qloop, window.aclose())
 
 
-def test_every_balance_shows_and_the_date_can_be_typed(qtbot, qloop, sandbox, settings):
-    window, view, _accounts = open_accounts(qtbot, qloop, sandbox, settings, "C0000001")
+def test_every_balance_shows_and_the_date_can_be_typed(
+    qtbot, qloop, sandbox, settings, open_window
+):
+    window, view, _accounts = open_accounts(qloop, open_window, sandbox, "C0000001")
     view.table.selectRow(0)
     assert view.balance_date.isEnabled() and not view.at_date.isChecked()
     view.balance_date.line.setText("2025-0")  # half typed: nothing asked yet
@@ -207,15 +196,11 @@ def test_every_balance_shows_and_the_date_can_be_typed(qtbot, qloop, sandbox, se
     assert view.balance_date.date() is None
     assert view.balance_date.line.toolTip() == "2025-02-30 is not a day of the calendar"
     view.at_date.setChecked(False)
-
-    async def balance():
-        view.balance_button.click()
-        await until(lambda: view.balances.rowCount() == 5)
-
-    run_on(qloop, balance())
+    view.balance_button.click()
+    settle(qloop, window)
+    assert view.balances.rowCount() == 5
     qtbot.waitUntil(lambda: view.balance_table.isVisible())
     assert view.balance_table.verticalScrollBar().maximum() == 0  # all five rows in view
     for edit in (view.client_id, window.area(StatementsArea).view.client_id):
         needed = edit.fontMetrics().horizontalAdvance(edit.placeholderText())
         assert edit.minimumWidth() > needed  # the placeholder is never cut
-    run_on(qloop, window.aclose())

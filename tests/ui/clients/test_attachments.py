@@ -4,15 +4,12 @@ sending, one upload per action, and a company's documents updated."""
 from PySide6.QtWidgets import QMessageBox
 
 from app.ui.clients import ClientsArea
-from app.ui.shell.main_window import Backend, MainWindow
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import settle
 
 
-def open_upload(qtbot, qloop, sandbox, settings, client_id):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def open_upload(qloop, open_window, sandbox, client_id):
+    window = open_window(sandbox.url)
+    settle(qloop, window)  # the first area, Clients, lists them once the window painted
     clients = window.area(ClientsArea)
     row = next(
         r
@@ -28,11 +25,11 @@ def open_upload(qtbot, qloop, sandbox, settings, client_id):
 
 
 def test_a_document_uploads_once_with_its_metadata(
-    qtbot, qloop, sandbox, settings, admin, bank, tmp_path
+    qloop, sandbox, open_window, admin, bank, tmp_path
 ):
     scan = tmp_path / "passport.pdf"
     scan.write_bytes(b"%PDF-1.4 a passport scan")
-    window, _clients, dialog = open_upload(qtbot, qloop, sandbox, settings, "C0000003")
+    window, _clients, dialog = open_upload(qloop, open_window, sandbox, "C0000003")
     assert [dialog.document_type.itemData(i) for i in range(dialog.document_type.count())] == [
         "passport", "id_card", "driving_licence", "residence_permit", "proof_of_address"
     ]  # fmt: skip
@@ -52,10 +49,11 @@ def test_a_document_uploads_once_with_its_metadata(
         json={"status": 500, "count": 1, "mode": "after", "path_contains": "/attachments"},
     )
     dialog.upload_button.click()
-    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    settle(qloop, window)
     window.presenter.open_boxes[-1].button(QMessageBox.StandardButton.Ok).click()
     dialog.upload_button.click()  # Upload again: the same upload, replayed
-    run_on(qloop, until(lambda: dialog.created is not None))
+    settle(qloop, window)
+    assert dialog.created is not None
     added = set(bank.attachments) - before
     assert added == {dialog.created.id}
     stored = bank.attachments[dialog.created.id]
@@ -69,13 +67,12 @@ def test_a_document_uploads_once_with_its_metadata(
     assert stored["size"] == scan.stat().st_size
     assert dialog.outcome.text().startswith(f"Uploaded passport.pdf as {dialog.created.id};")
     dialog.reject()
-    run_on(qloop, window.aclose())
 
 
 def test_an_empty_or_too_large_file_is_refused_before_sending(
-    qtbot, qloop, sandbox, settings, admin, tmp_path
+    qloop, sandbox, open_window, admin, tmp_path
 ):
-    window, _clients, dialog = open_upload(qtbot, qloop, sandbox, settings, "C0000003")
+    window, _clients, dialog = open_upload(qloop, open_window, sandbox, "C0000003")
     big = tmp_path / "big.bin"
     big.write_bytes(b"\0" * (10 * 1024 * 1024 + 1))
     empty = tmp_path / "empty.bin"
@@ -89,29 +86,27 @@ def test_an_empty_or_too_large_file_is_refused_before_sending(
     assert dialog.form.rows["file"].problem.text() == "The file is empty"
     dialog.file.setText(str(tmp_path / "missing.pdf"))
     assert dialog.form.rows["file"].problem.text() == "There is no such file"
-    run_on(qloop, until(lambda: True))
+    settle(qloop, window)
     assert [e for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"] == []
     dialog.reject()
-    run_on(qloop, window.aclose())
 
 
-def test_a_company_document_is_added_to_its_documents(
-    qtbot, qloop, sandbox, settings, bank, tmp_path
-):
+def test_a_company_document_is_added_to_its_documents(qloop, sandbox, open_window, bank, tmp_path):
     register = tmp_path / "register.pdf"
     register.write_bytes(b"%PDF-1.4 the shareholders")
-    window, clients, dialog = open_upload(qtbot, qloop, sandbox, settings, "C0000002")
+    window, clients, dialog = open_upload(qloop, open_window, sandbox, "C0000002")
     assert dialog.document_type.itemData(0) == "license"
     assert dialog.add_to_documents.isChecked()
     dialog.file.setText(str(register))
     dialog.document_type.setCurrentIndex(dialog.document_type.findData("share_register"))
     dialog.upload_button.click()
-    run_on(qloop, until(lambda: dialog.added_to_documents))
+    settle(qloop, window)
+    assert dialog.added_to_documents
     documents = bank.clients["C0000002"].details["documents"]
     assert documents[-1] == {"kind": "share_register", "attachment_id": dialog.created.id}
     assert (
         "Added to the documents of Baltic Widgets UAB as share_register." in dialog.outcome.text()
     )
     dialog.reject()
-    run_on(qloop, until(lambda: "Documents of C0000002 updated" in clients.view.status.text()))
-    run_on(qloop, window.aclose())
+    settle(qloop, window)
+    assert "Documents of C0000002 updated" in clients.view.status.text()

@@ -2,23 +2,15 @@
 
 import httpx
 import pytest
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.ui.clients import ClientsArea
 from app.ui.connection.profiles import NEW_SERVER, SANDBOX, ServerProfile
 from app.ui.connection.sign_in import SignInDialog
-from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.shell.main_window import MainWindow
 from app.ui.statements import StatementsArea
-from tests.ui.conftest import run_on, until
-
-
-def window_for(qtbot, qloop, sandbox, settings) -> MainWindow:
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
-    return window
+from tests.ui.conftest import Record, run_on, settle
 
 
 def describe(dialog: SignInDialog, url: str, password: str, name: str = "Local") -> None:
@@ -30,19 +22,21 @@ def describe(dialog: SignInDialog, url: str, password: str, name: str = "Local")
     dialog.password.setText(password)
 
 
-def submit(qloop, dialog: SignInDialog, until_text: str | None = None) -> None:
-    async def press():
-        dialog.sign_in_button.click()
-        if until_text is None:
-            await until(lambda: not dialog.isVisible())
-        else:
-            await until(lambda: dialog.problem.text() == until_text)
+def submit(qloop, window: MainWindow, dialog: SignInDialog, problem: str | None = None) -> None:
+    """Press Sign in and wait until the attempt is over: signed in (the dialog closed), or
+    ``problem`` shown."""
+    dialog.sign_in_button.click()
+    settle(qloop, window)
+    if problem is None:
+        assert not dialog.isVisible(), dialog.problem.text()
+    else:
+        assert dialog.isVisible() and dialog.problem.text() == problem
 
-    run_on(qloop, press())
 
-
-def test_sign_in_to_a_named_server_and_remember_it(qtbot, qloop, sandbox, settings, memory_keyring):
-    window = window_for(qtbot, qloop, sandbox, settings)
+def test_sign_in_to_a_named_server_and_remember_it(
+    qtbot, qloop, sandbox, settings, open_window, memory_keyring
+):
+    window = open_window(sandbox.url)
     window.open_sign_in()
     dialog = window.sign_in_dialog
     assert dialog.isVisible()
@@ -50,14 +44,14 @@ def test_sign_in_to_a_named_server_and_remember_it(qtbot, qloop, sandbox, settin
     assert not dialog.keyring_note.isVisible()
 
     describe(dialog, "http://bank.example", "demo")
-    submit(qloop, dialog, "Base URL: use https: only this computer may be reached by http")
+    submit(qloop, window, dialog, "Base URL: use https: only this computer may be reached by http")
     describe(dialog, sandbox.url, "wrong")
-    submit(qloop, dialog, "Sign-in refused: check the user and the password.")
+    submit(qloop, window, dialog, "Sign-in refused: check the user and the password.")
     assert memory_keyring.passwords == {}
     assert window.connection_label.text().startswith("Embedded sandbox")  # unchanged
 
     describe(dialog, sandbox.url, "demo")
-    submit(qloop, dialog)
+    submit(qloop, window, dialog)
     assert window.connection_label.text() == f"Local ({sandbox.url})"
     assert window.signed_in_label.text() == "Signed in as demo"
     assert memory_keyring.passwords == {("partner-desk:Local", "demo"): "demo"}
@@ -65,139 +59,122 @@ def test_sign_in_to_a_named_server_and_remember_it(qtbot, qloop, sandbox, settin
     assert "demo" not in [str(settings.value(k)) for k in settings.allKeys() if "password" in k]
     assert not any("password" in key for key in settings.allKeys())
     assert window.session.banking.transport.profile.partner_code == "PD-LOCAL"
-    run_on(qloop, window.aclose())
 
     # the next start comes back to that server, its password from the keyring
-    again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(again)
-    again.show()
-    run_on(qloop, again.connect_backend())
+    again = open_window(sandbox.url)
     dialog = again.sign_in_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.profile.currentText() == "Local"
     assert dialog.password.text() == "demo"
-    submit(qloop, dialog)
+    submit(qloop, again, dialog)
     assert again.connection_label.text() == f"Local ({sandbox.url})"
-    run_on(qloop, again.aclose())
 
 
-def test_401_brings_the_sign_in_back_and_the_action_runs_again(qtbot, qloop, sandbox, settings):
-    window = window_for(qtbot, qloop, sandbox, settings)
+def test_401_brings_the_sign_in_back_and_the_action_runs_again(
+    qtbot, qloop, sandbox, settings, open_window
+):
+    window = open_window(sandbox.url)
     window.show_area("Clients")
-    loaded = window.area(ClientsArea).model.rowCount()
-    assert loaded > 0
+    settle(qloop, window)
+    assert window.area(ClientsArea).model.rowCount() > 0
     # the service stops accepting the credentials (an expired password)
     window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
-
-    async def refresh():
-        window.area(ClientsArea).refresh()
-        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
-
-    run_on(qloop, refresh())
+    window.area(ClientsArea).refresh()
+    settle(qloop, window)
     dialog = window.sign_in_dialog
+    assert dialog is not None and dialog.isVisible()
     assert dialog.reason.text() == "The service refused the credentials (401): sign in again."
     assert window.signed_in_label.text() == "Sign-in refused"
     assert window.presenter.open_boxes == []  # no error box: the sign-in instead
     assert window.area(ClientsArea).model.rowCount() == 0
-    submit(qloop, dialog)  # the sandbox profile signs in with its demo credentials
-    run_on(qloop, until(lambda: window.area(ClientsArea).model.rowCount() > 0))
+    submit(qloop, window, dialog)  # the sandbox profile signs in with its demo credentials
+    assert window.area(ClientsArea).model.rowCount() > 0  # the refresh ran again
     assert window.signed_in_label.text() == "Signed in as demo"
     assert (
         window.area(ClientsArea).model.canFetchMore(QModelIndex())
         or window.area(ClientsArea).model.rowCount()
     )
-    run_on(qloop, window.aclose())
 
 
-def test_without_a_keyring_the_dialog_says_so(qtbot, qloop, sandbox, settings):
+def test_without_a_keyring_the_dialog_says_so(qtbot, qloop, sandbox, settings, open_window):
     import keyring
     from keyring.backends import fail
 
     keyring.set_keyring(fail.Keyring())
-    window = window_for(qtbot, qloop, sandbox, settings)
+    window = open_window(sandbox.url)
     window.open_sign_in()
     assert window.sign_in_dialog.keyring_note.isVisible()
     assert window.sign_in_dialog.keyring_note.text() == (
         "No system keyring is available: the password is kept for this session only."
     )
     window.sign_in_dialog.reject()
-    run_on(qloop, window.aclose())
 
 
-def test_interrupted_statement_load_runs_again_after_signing_in(qtbot, qloop, sandbox, settings):
-    window = window_for(qtbot, qloop, sandbox, settings)
+def test_interrupted_statement_load_runs_again_after_signing_in(
+    qtbot, qloop, sandbox, settings, open_window
+):
+    window = open_window(sandbox.url)
     window.show_area("Statements")
     view = window.area(StatementsArea).view
     view.client_id.setText("C0000001")
     view.account.setEditText("LT594010000000000001")
     window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
-
-    async def load():
-        view.load_button.click()
-        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
-
-    run_on(qloop, load())
+    view.load_button.click()
+    settle(qloop, window)
+    assert window.sign_in_dialog is not None and window.sign_in_dialog.isVisible()
     assert view.model.loaded == 0
-    submit(qloop, window.sign_in_dialog)
-    run_on(
-        qloop, until(lambda: view.model.loaded > 0 and window.area(StatementsArea).loading.done())
-    )
+    submit(qloop, window, window.sign_in_dialog)
+    assert view.model.loaded > 0 and window.area(StatementsArea).loading.done()
     assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
-    run_on(qloop, window.aclose())
 
 
 def test_rows_loaded_from_another_server_go_when_signing_in_elsewhere(
-    qtbot, qloop, sandbox, settings
+    qtbot, qloop, sandbox, settings, open_window
 ):
-    window = window_for(qtbot, qloop, sandbox, settings)
+    window = open_window(sandbox.url)
     window.show_area("Statements")
     statements = window.area(StatementsArea)
     view = statements.view
     view.client_id.setText("C0000001")
     view.account.setEditText("LT594010000000000001")
     view.load_button.click()
-    run_on(qloop, until(lambda: view.model.loaded > 0 and statements.loading.done()))
+    settle(qloop, window)
     loaded = view.model.rowCount()
+    assert loaded > 0 and statements.loading.done()
     # signed in again to the same server as the same user (its /v1 written out): rows stay
     window.open_sign_in()
     describe(window.sign_in_dialog, sandbox.url + "/v1", "demo", name="Same")
-    submit(qloop, window.sign_in_dialog)
+    submit(qloop, window, window.sign_in_dialog)
     assert view.model.rowCount() == loaded and view.export_button.isEnabled()
     # another server's address: the rows are not shown, nor exported, as its
     window.open_sign_in()
     describe(window.sign_in_dialog, sandbox.url.replace("127.0.0.1", "localhost"), "demo")
-    submit(qloop, window.sign_in_dialog)
+    submit(qloop, window, window.sign_in_dialog)
     assert view.model.rowCount() == 0 and not view.export_button.isEnabled()
     assert view.status.text() == "Signed in anew: choose a period, then Load."
-    run_on(qloop, window.aclose())
 
 
 def test_enter_after_a_failed_sign_in_signs_in_and_deleting_asks_first(
-    qtbot, qloop, sandbox, settings
+    qtbot, qloop, sandbox, settings, open_window
 ):
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QMessageBox
-
-    window = window_for(qtbot, qloop, sandbox, settings)
+    window = open_window(sandbox.url)
     window.open_sign_in()
     dialog = window.sign_in_dialog
     describe(dialog, sandbox.url, "demo")
-    submit(qloop, dialog)
+    submit(qloop, window, dialog)
     assert settings.value("connection/last") == "Local"
     window.open_sign_in()
     dialog = window.sign_in_dialog
     assert dialog.profile.currentText() == "Local"
     dialog.password.setText("wrong")
-    submit(qloop, dialog, "Sign-in refused: check the user and the password.")
+    submit(qloop, window, dialog, "Sign-in refused: check the user and the password.")
     assert dialog.sign_in_button.isDefault() and not dialog.delete_button.autoDefault()
     assert not dialog.delete_button.hasFocus()
 
-    async def press_enter():
-        qtbot.keyClick(dialog, Qt.Key.Key_Return)  # signs in again, deletes nothing
-        await until(lambda: dialog.problem.text() == "Signing in…")
-        await until(lambda: dialog.problem.text().startswith("Sign-in refused"))
-
-    run_on(qloop, press_enter())
+    shown = Record(dialog.problem.shown)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # signs in again, deletes nothing
+    settle(qloop, window)
+    assert shown.values == ["Signing in…", "Sign-in refused: check the user and the password."]
     assert "Local" in window.profiles.names()
     # the profile in use is not deleted under the window's session
     assert window.connection_label.text().startswith("Local (")
@@ -208,58 +185,58 @@ def test_enter_after_a_failed_sign_in_signs_in_and_deleting_asks_first(
     # another profile: the old problem goes; signed in to it, Local may go
     dialog.profile.setCurrentText(SANDBOX)
     assert dialog.problem.text() == ""
-    submit(qloop, dialog)
+    submit(qloop, window, dialog)
     window.open_sign_in()
     dialog = window.sign_in_dialog
     dialog.profile.setCurrentText("Local")
     assert dialog.delete_button.isEnabled() and dialog.delete_button.toolTip() == ""
 
     dialog.delete_button.click()
-    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    settle(qloop, window)
+    assert dialog.confirmation is not None
     assert (
         dialog.confirmation.text()
         == "Delete the connection profile 'Local' and its saved password?"
     )
     dialog.confirmation.button(QMessageBox.StandardButton.No).click()
-    run_on(qloop, until(lambda: dialog.confirmation is None))
-    assert "Local" in window.profiles.names()
+    settle(qloop, window)
+    assert dialog.confirmation is None and "Local" in window.profiles.names()
     dialog.delete_button.click()
-    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    settle(qloop, window)
+    assert dialog.confirmation is not None
     dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
-    run_on(qloop, until(lambda: "Local" not in window.profiles.names()))
+    settle(qloop, window)
+    assert "Local" not in window.profiles.names()
     assert settings.value("connection/last") == SANDBOX  # never left pointing at it
     assert dialog.profile.findText("Local") < 0
     dialog.reject()
-    run_on(qloop, window.aclose())
 
 
 def test_open_account_after_a_401_runs_again_with_its_request_id(
-    qtbot, qloop, sandbox, settings, admin
+    qtbot, qloop, sandbox, settings, admin, open_window
 ):
     from app.ui.accounts import AccountsArea
 
-    window = window_for(qtbot, qloop, sandbox, settings)
+    window = open_window(sandbox.url)
     accounts = window.area(AccountsArea)
     window.show_area("Accounts")
     accounts.show_client("C0000003")
-    run_on(qloop, until(lambda: accounts.view.model.rowCount() >= 0 and accounts._client_id))
+    settle(qloop, window)
     before = accounts.view.model.rowCount()
     window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
     admin.delete("/_sandbox/requests")
 
-    async def open_account():
-        accounts.view.open_button.click()
-        await until(lambda: accounts.confirmation is not None)
-        accounts.confirmation.button(QMessageBox.StandardButton.Yes).click()
-        await until(lambda: window.sign_in_dialog is not None and window.sign_in_dialog.isVisible())
-
-    run_on(qloop, open_account())
-    submit(qloop, window.sign_in_dialog)
-    run_on(qloop, until(lambda: accounts.view.model.rowCount() == before + 1))
+    accounts.view.open_button.click()
+    settle(qloop, window)
+    assert accounts.confirmation is not None
+    accounts.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    settle(qloop, window)
+    assert window.sign_in_dialog is not None and window.sign_in_dialog.isVisible()
+    submit(qloop, window, window.sign_in_dialog)
+    assert accounts.view.model.rowCount() == before + 1
     posts = [e for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"]
     assert [e["status"] for e in posts] == [401, 200]
     assert posts[0]["request_id"] == posts[1]["request_id"]
-    run_on(qloop, window.aclose())
 
 
 @pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v2/"])
@@ -272,21 +249,22 @@ def test_the_gateway_is_beside_the_api_versions_whatever_base_url_was_given(suff
     assert own.gateway_address(own.base_url) == "https://g.x"
 
 
-def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings):
-    window = window_for(qtbot, qloop, sandbox, settings)
+def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings, open_window):
+    window = open_window(sandbox.url)
     assert window.session.gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
     window.open_sign_in()
     dialog = window.sign_in_dialog
     assert not dialog.gateway_url.isEnabled()  # the embedded sandbox serves its own
     describe(dialog, sandbox.url, "demo", name="Split")
     dialog.gateway_url.setText("http://gateway.example")
-    submit(qloop, dialog, "Gateway URL: use https: only this computer may be reached by http")
+    submit(
+        qloop, window, dialog, "Gateway URL: use https: only this computer may be reached by http"
+    )
     dialog.gateway_url.setText(f"{sandbox.url}/gateway/")
-    submit(qloop, dialog)
+    submit(qloop, window, dialog)
     assert settings.value("profiles/Split/gateway_url") == f"{sandbox.url}/gateway"
     gateway = window.session.gateway
     assert gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
     assert gateway.transport.profile.user == "demo"
     taxes = run_on(qloop, gateway.list_taxes())
     assert isinstance(taxes, list)
-    run_on(qloop, window.aclose())

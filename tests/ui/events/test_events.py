@@ -12,9 +12,9 @@ from app.api.models import build
 from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
 from app.ui.events import EventsArea
-from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.shell.main_window import MainWindow
 from tests.conftest import advance, person_body
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import run_on, settle, until
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +26,8 @@ def events_sandbox() -> Iterator[BackgroundSandbox]:
 
 
 @pytest.fixture
-def window(qtbot, qloop, events_sandbox, settings) -> Iterator[MainWindow]:
-    window = MainWindow(Backend("Test sandbox", lambda: events_sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    run_on(qloop, window.connect_backend())
-    yield window
-    run_on(qloop, window.aclose())
+def window(events_sandbox, open_window) -> MainWindow:
+    return open_window(events_sandbox.url, size=(1400, 900))
 
 
 def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window, events_sandbox):
@@ -45,6 +39,7 @@ def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window,
     )
     created = run_on(qloop, window.session.banking.create_client_v2(request))
     advance(events_sandbox.url, 6)  # the review ends: done
+    # delivered to the receiver, stored, then read by the area's next look at the store
     run_on(qloop, until(lambda: area.model.rowCount() >= 1, timeout=15))
     event = area.model.events()[-1]
     assert (event.event_type, event.status, event.data_id) == (
@@ -56,13 +51,16 @@ def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window,
     area.view.table.selectRow(area.model.rowCount() - 1)
     raw = area.view.raw.toPlainText()
     assert "x-webhook-signature:" in raw and event.body in raw
-    run_on(qloop, until(lambda: area.view.client.text().startswith("Client ")))
+    settle(qloop, window)  # the event's client, read back
+    assert area.view.client.text().startswith("Client ")
     assert created.id in area.view.client.text() and "done" in area.view.client.text()
     # the filters
     area.view.status.setCurrentText("active")
-    run_on(qloop, until(lambda: area.model.rowCount() == 0))
+    settle(qloop, window)
+    assert area.model.rowCount() == 0
     area.view.status.setCurrentText("done")
-    run_on(qloop, until(lambda: area.model.rowCount() >= 1))
+    settle(qloop, window)
+    assert area.model.rowCount() >= 1
     assert "stored in" in area.view.source.text()
 
 
@@ -73,20 +71,24 @@ def test_the_sandbox_subscriptions_dialog_lists_adds_and_deletes(qtbot, qloop, w
     assert area.view.subscriptions_button.isVisible()
     area.open_subscriptions()
     dialog = area.subscriptions_dialog
-    run_on(qloop, until(lambda: dialog.model.rowCount() >= 1))
+    settle(qloop, window)
+    assert dialog.model.rowCount() >= 1
     receiver_url = window.session.events.receiver.url
     assert receiver_url in [str(u) for u in dialog.rows()]
     before = dialog.model.rowCount()
     dialog.url.setText("http://127.0.0.1:9/hook")
     dialog.filter.setCurrentText("corp_reg.*")
     dialog.add_button.click()
-    run_on(qloop, until(lambda: dialog.model.rowCount() == before + 1))
+    settle(qloop, window)
+    assert dialog.model.rowCount() == before + 1
     dialog.url.setText("ftp://nowhere")
     dialog.add_button.click()
-    run_on(qloop, until(lambda: "http or https" in dialog.problem.text()))
+    settle(qloop, window)
+    assert "http or https" in dialog.problem.text()
     dialog.table.selectRow(dialog.rows().index("http://127.0.0.1:9/hook"))
     dialog.delete_button.click()
-    run_on(qloop, until(lambda: dialog.model.rowCount() == before))
+    settle(qloop, window)
+    assert dialog.model.rowCount() == before
     dialog.done(0)
 
 
@@ -117,7 +119,8 @@ def test_connected_to_a_server_the_area_reads_the_profiles_store(
     area = window.area(EventsArea)
     window.show_area(EventsArea.NAME)
     area.refresh()
-    run_on(qloop, until(lambda: area.model.rowCount() == 1))
+    settle(qloop, window)
+    assert area.model.rowCount() == 1
     assert [e.data_id for e in area.model.events()] == ["TEAM-1"]
     assert area.model.data(area.model.index(0, 4)) == "not signed"
     assert not area.view.subscriptions_button.isVisible()

@@ -20,9 +20,9 @@ from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
 from app.ui.orders import OrdersArea
 from app.ui.orders.order_form import CAPABILITIES, SCENARIOS, OrderDialog
-from app.ui.shell.main_window import Backend, MainWindow
+from app.ui.shell.main_window import MainWindow
 from tests.conftest import advance
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import run_on, settle
 
 VISA = "4111111111111111"
 
@@ -37,14 +37,8 @@ def gateway_sandbox() -> Iterator[BackgroundSandbox]:
 
 
 @pytest.fixture
-def window(qtbot, qloop, gateway_sandbox, settings) -> Iterator[MainWindow]:
-    window = MainWindow(Backend("Test sandbox", lambda: gateway_sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    run_on(qloop, window.connect_backend())
-    yield window
-    run_on(qloop, window.aclose())
+def window(gateway_sandbox, open_window) -> MainWindow:
+    return open_window(gateway_sandbox.url, size=(1400, 900))
 
 
 def orders(window: MainWindow) -> OrdersArea:
@@ -53,22 +47,21 @@ def orders(window: MainWindow) -> OrdersArea:
     return area
 
 
-def answer(qloop, holder, name: str, button=QMessageBox.StandardButton.Yes) -> None:
-    """Wait for a confirmation box the area or dialog opened, and answer it."""
+def answer(qloop, window, holder, name: str, button=QMessageBox.StandardButton.Yes) -> None:
+    """Answer the confirmation box the area or dialog asks (once its work before asking is
+    done), and wait until what the answer sets going is done."""
+    settle(qloop, window)
+    box = getattr(holder, name)
+    assert box is not None, f"no {name} asked"
+    box.done(button)
+    settle(qloop, window)
 
-    async def go():
-        await until(lambda: getattr(holder, name) is not None)
-        getattr(holder, name).done(button)
 
-    run_on(qloop, go())
-
-
-def open_form(qloop, area: OrdersArea) -> OrderDialog:
+def open_form(qloop, window, area: OrdersArea) -> OrderDialog:
     area.new_order()
-    run_on(qloop, until(lambda: area.order_dialog is not None and area.order_dialog.isVisible()))
+    settle(qloop, window)  # open, and what it lists (taxes, customers) listed
     dialog = area.order_dialog
-    assert dialog is not None
-    run_on(qloop, until(lambda: dialog._task is None or True))
+    assert dialog is not None and dialog.isVisible()
     return dialog
 
 
@@ -81,20 +74,21 @@ def fill_basic(dialog: OrderDialog, *, price: str = "25.50", email: str = "phone
     dialog.refresh()
 
 
-def create(qloop, area: OrdersArea, dialog: OrderDialog):
+def create(qloop, window, area: OrdersArea, dialog: OrderDialog):
     assert dialog.create_button.isEnabled(), (dialog.reason.text(), dialog.general_problem.text())
     dialog.create_button.click()
-    answer(qloop, dialog, "confirmation")
-    run_on(qloop, until(lambda: area.order_dialog is None))
+    answer(qloop, window, dialog, "confirmation")
+    assert area.order_dialog is None
     assert dialog.created is not None
-    run_on(qloop, until(lambda: area.current is not None and area.current.id == dialog.created.id))
+    assert area.current is not None and area.current.id == dialog.created.id
     return dialog.created
 
 
-def pay_with_card(qloop, area: OrdersArea, number: str = VISA, cvv: str = "123", **extra):
+def pay_with_card(qloop, window, area: OrdersArea, number: str = VISA, cvv: str = "123", **extra):
     area.view.detail.action_buttons["pay"].click()
-    run_on(qloop, until(lambda: area.card_dialog is not None and area.card_dialog.isVisible()))
+    settle(qloop, window)
     card = area.card_dialog
+    assert card is not None and card.isVisible()
     if number:
         card.card_choice.setCurrentIndex(0)
         card.number.setText("")
@@ -108,14 +102,15 @@ def pay_with_card(qloop, area: OrdersArea, number: str = VISA, cvv: str = "123",
     card.refresh()
     assert card.pay_button.isEnabled(), card.reason.text()
     card.pay_button.click()
-    answer(qloop, card, "confirmation")
-    run_on(qloop, until(lambda: card.paid is not None))
+    answer(qloop, window, card, "confirmation")
+    assert card.paid is not None
     shown = card.number.text(), card.cvv.text(), card.status.text()
     assert card.reason.text() == ""  # paid: nothing is left to correct
     assert all(not row.problem.text() for row in card.form.rows.values())
     card.done(0)
-    run_on(qloop, until(lambda: area.card_dialog is None))
-    run_on(qloop, until(lambda: area.current.status != "new"))
+    settle(qloop, window)
+    assert area.card_dialog is None
+    assert area.current.status != "new"
     return shown
 
 
@@ -127,7 +122,7 @@ FORM_ITEMS = [*CAPABILITIES]
 
 def test_the_form_offers_exactly_the_matrix_combinations(qtbot, qloop, window):
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     dialog.saving.setCurrentText("one-click")
     names = [name for name, _ in SCENARIOS]
     # every scenario against every capability: choosing the scenario keeps or disables the box
@@ -169,7 +164,7 @@ def test_the_form_offers_exactly_the_matrix_combinations(qtbot, qloop, window):
 
 
 def test_travel_data_with_saving_only_when_saved_as_one_click_or_automatic(qtbot, qloop, window):
-    dialog = open_form(qloop, orders(window))
+    dialog = open_form(qloop, window, orders(window))
     dialog.capability_boxes[Item.PMS].setChecked(True)
     dialog.saving.setCurrentText("recurring")
     dialog.refresh()
@@ -183,7 +178,7 @@ def test_travel_data_with_saving_only_when_saved_as_one_click_or_automatic(qtbot
 
 
 def test_fields_are_checked_as_typed_and_create_waits(qtbot, qloop, window):
-    dialog = open_form(qloop, orders(window))
+    dialog = open_form(qloop, window, orders(window))
     fill_basic(dialog, price="10.505")
     assert not dialog.create_button.isEnabled()
     assert "EUR amounts have 2 decimal places" in dialog.products[0].problem.text()
@@ -224,17 +219,18 @@ def test_a_phone_order_end_to_end_and_the_card_leaves_no_trace(
 ):
     caplog.set_level(logging.DEBUG)
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog)
     dialog.new_customer_button.click()
-    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    settle(qloop, window)
+    assert dialog.text("client.original_client") != ""
     dialog.capability_boxes[Item.MO].setChecked(True)
     dialog.refresh()
-    order = create(qloop, area, dialog)
+    order = create(qloop, window, area, dialog)
     assert order.capabilities == ["moto"] and order.amount == Decimal("51.00")
     detail = area.view.detail
     assert detail.fields["status"].text() == "New"
-    number, cvv, status = pay_with_card(qloop, area, "4111 1111 1111 1111", cvv="")
+    number, cvv, status = pay_with_card(qloop, window, area, "4111 1111 1111 1111", cvv="")
     assert number == "" and cvv == ""
     assert status.endswith(": Charged, card •••• 1111.")
     assert area.current.status == "charged"
@@ -268,19 +264,20 @@ def test_two_step_capture_in_part_then_refunds_and_a_second_capture_is_not_offer
     qtbot, qloop, window
 ):
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, price="50.00")
     dialog.choose_scenario("Two-Step")
     dialog.refresh()
-    order = create(qloop, area, dialog)
+    order = create(qloop, window, area, dialog)
     assert order.scenario == "two_step"
-    pay_with_card(qloop, area)
+    pay_with_card(qloop, window, area)
     detail = area.view.detail
     assert area.current.status == "hold"
     assert "days left" in detail.fields["reserved"].text()
     assert detail.action_buttons["capture"].isEnabled()
     detail.action_buttons["capture"].click()
-    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    settle(qloop, window)
+    assert area.amount_dialog is not None
     amounts = area.amount_dialog
     assert amounts.amount.text() == "100.00"
     amounts.amount.setText("100.01")
@@ -288,10 +285,11 @@ def test_two_step_capture_in_part_then_refunds_and_a_second_capture_is_not_offer
     amounts.amount.setText("60")
     assert amounts.consequence.text() == "Released: 40.00 EUR"
     amounts.accept()
-    run_on(qloop, until(lambda: area.confirmation is not None))
+    settle(qloop, window)
+    assert area.confirmation is not None
     assert "40.00 EUR will be released" in area.confirmation.text()
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "charged"))
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "charged"
     assert detail.fields["captured"].text() == "60.00 EUR"
     history = [detail.history.item(i).text() for i in range(detail.history.count())]
     assert "Released  40.00 EUR" in history[-1]
@@ -299,49 +297,53 @@ def test_two_step_capture_in_part_then_refunds_and_a_second_capture_is_not_offer
     assert detail.action_buttons["capture"].toolTip() == "Already captured: a capture is made once"
     # a partial refund, then the rest
     detail.action_buttons["refund"].click()
-    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    settle(qloop, window)
+    assert area.amount_dialog is not None
     refund = area.amount_dialog
     refund.full.setChecked(False)
     refund.amount.setText("60.01")
     assert not refund.ok_button.isEnabled()
     refund.amount.setText("15")
     refund.accept()
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "partially_refunded"))
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "partially_refunded"
     assert detail.fields["refunded"].text() == "15.00 EUR"
     detail.action_buttons["refund"].click()
-    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    settle(qloop, window)
+    assert area.amount_dialog is not None
     assert area.amount_dialog.full.isChecked()
     area.amount_dialog.full.setChecked(False)
     area.amount_dialog.amount.setText("45.00")  # all that remains, typed: a full refund
     area.amount_dialog.accept()
-    run_on(qloop, until(lambda: area.confirmation is not None))
+    settle(qloop, window)
+    assert area.confirmation is not None
     assert area.confirmation.text() == "Refund 45.00 EUR in full to the cardholder?"
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "refunded"))
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "refunded"
     assert detail.fields["refunded"].text() == "60.00 EUR"
     assert not detail.action_buttons["refund"].isEnabled()
 
 
 def test_reverse_today_and_not_the_next_day(qtbot, qloop, window, gateway_sandbox):
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog)
-    first = create(qloop, area, dialog)
-    pay_with_card(qloop, area)
+    first = create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area)
     detail = area.view.detail
     assert detail.action_buttons["reverse"].isEnabled()
     detail.action_buttons["reverse"].click()
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "reversed"))
-    dialog = open_form(qloop, area)
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "reversed"
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog)
-    second = create(qloop, area, dialog)
-    pay_with_card(qloop, area)
+    second = create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area)
     assert first.id != second.id
     advance(gateway_sandbox.url, days=1)
     area.refresh()
-    run_on(qloop, until(lambda: area.current.paid_at is not None))
+    settle(qloop, window)
+    assert area.current.paid_at is not None
     run_on(qloop, area.reload(second.id))
     reverse = detail.action_buttons["reverse"]
     assert not reverse.isEnabled()
@@ -352,10 +354,10 @@ def test_a_refusal_forced_through_the_sandbox_shows_the_contracts_box(
     qtbot, qloop, window, gateway_sandbox
 ):
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog)
-    order = create(qloop, area, dialog)
-    pay_with_card(qloop, area)
+    order = create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area)
     # behind the desk's back, the order is refunded in full
     httpx.post(
         f"{gateway_sandbox.url}/gateway/orders/{order.id}/refund/",
@@ -363,48 +365,50 @@ def test_a_refusal_forced_through_the_sandbox_shows_the_contracts_box(
         headers={"x-request-id": uuid.uuid4().hex},
     ).raise_for_status()
     area.view.detail.action_buttons["refund"].click()
-    run_on(qloop, until(lambda: area.amount_dialog is not None))
+    settle(qloop, window)
+    assert area.amount_dialog is not None
     area.amount_dialog.accept()
-    answer(qloop, area, "confirmation")
+    answer(qloop, window, area, "confirmation")
     presenter = window.presenter
-    run_on(qloop, until(lambda: bool(presenter.open_boxes)))
+    assert presenter.open_boxes
     box = presenter.open_boxes[-1]
     assert box.windowTitle() == "Operation not allowed"
     message, error_line = box.text().split("\n")
     assert message == "The order is refunded: there is no payment to refund"
     assert error_line.startswith("Error: ") and len(error_line) == len("Error: ") + 36
     box.done(0)
-    run_on(qloop, until(lambda: area.current.status == "refunded"))
+    assert area.current.status == "refunded"
 
 
 def test_service_side_saving_then_charge_and_one_click_from_the_windows(qtbot, qloop, window):
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     dialog.set_text("client.email", "saver@ex.lt")
     dialog.new_customer_button.click()
-    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    settle(qloop, window)
+    assert dialog.text("client.original_client") != ""
     customer_id = dialog.text("client.original_client")
     dialog.choose_scenario("Zero-Amount")
     dialog.capability_boxes[Item.PMS].setChecked(True)
     dialog.saving.setCurrentText("recurring")
     dialog.refresh()
-    verify = create(qloop, area, dialog)
+    verify = create(qloop, window, area, dialog)
     assert verify.scenario == "zero_amount"
-    pay_with_card(qloop, area, "5555555555554444")
+    pay_with_card(qloop, window, area, "5555555555554444")
     assert area.current.status == "verified"
     # a Recurring order for that customer is charged from the detail
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="saver@ex.lt")
     dialog.set_text("client.original_client", customer_id)
     dialog.choose_scenario("Recurring")
     dialog.refresh()
-    recurring = create(qloop, area, dialog)
+    recurring = create(qloop, window, area, dialog)
     assert recurring.capabilities == ["recurring"]
     detail = area.view.detail
     assert detail.action_buttons["charge"].isEnabled()
     detail.action_buttons["charge"].click()
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "charged"))
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "charged"
     assert detail.fields["card"].text() == "mastercard •••• 4444"
     # the customer's saved cards, masked
     area.open_customers()
@@ -427,17 +431,18 @@ def test_taxes_are_created_listed_and_added_to_the_total(qtbot, qloop, window):
     taxes.percent.setText("21")
     taxes.refresh()
     taxes.create_button.click()
-    run_on(qloop, until(lambda: taxes.model.rowCount() >= 1))
+    settle(qloop, window)
+    assert taxes.model.rowCount() >= 1
     assert taxes.model.data(taxes.model.index(taxes.model.rowCount() - 1, 1)) == "21.00%"
     taxes.done(0)
-    dialog = open_form(qloop, area)
-    run_on(qloop, until(lambda: bool(dialog.taxes)))
+    dialog = open_form(qloop, window, area)
+    assert dialog.taxes
     fill_basic(dialog, price="10.00")
     dialog.capability_boxes[Item.TX].setChecked(True)
     dialog.products[0].tax.setCurrentIndex(dialog.products[0].tax.count() - 1)
     dialog.refresh()
     assert dialog.total.text() == "Total: 24.20 EUR"
-    order = create(qloop, area, dialog)
+    order = create(qloop, window, area, dialog)
     assert order.amount == Decimal("24.20") and order.capabilities == ["taxes"]
 
 
@@ -447,9 +452,9 @@ def test_without_the_list_extension_the_list_shows_the_desks_journal(
     from app.api.errors import UnexpectedStatus
 
     area = orders(window)
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="journal@ex.lt")
-    made = create(qloop, area, dialog)
+    made = create(qloop, window, area, dialog)
     looked_up = httpx.post(
         f"{gateway_sandbox.url}/gateway/orders/",
         json={"client": {}, "currency": "EUR", "products": [{"title": "T", "price": 1}]},
@@ -458,14 +463,16 @@ def test_without_the_list_extension_the_list_shows_the_desks_journal(
     ).json()
     area.view.order_id.setText(looked_up["id"])
     area.look_up()
-    run_on(qloop, until(lambda: area.current is not None and area.current.id == looked_up["id"]))
+    settle(qloop, window)
+    assert area.current is not None and area.current.id == looked_up["id"]
 
     async def no_list(**_query):
         raise UnexpectedStatus("HTTP 404 Not Found", status=404)
 
     monkeypatch.setattr(window.session.gateway, "list_orders", no_list)
     area.show_orders()
-    run_on(qloop, until(lambda: not area.model.fetching and area.model.rowCount() >= 2))
+    settle(qloop, window)
+    assert area.model.rowCount() >= 2
     ids = [order.id for order in area.model.items()]
     assert ids[:2] == [looked_up["id"], made.id]
     assert "made or looked up from this desk" in area.view.status.text()
@@ -474,7 +481,8 @@ def test_without_the_list_extension_the_list_shows_the_desks_journal(
     # signed in anew (the same gateway, now with its list): the gateway is asked again
     monkeypatch.undo()
     area.signed_in()
-    run_on(qloop, until(lambda: not area.model.fetching and area.model.rowCount() >= 2))
+    settle(qloop, window)
+    assert area.model.rowCount() >= 2
     assert "from this desk" not in area.view.status.text()
 
 
@@ -483,20 +491,20 @@ def test_the_request_log_names_the_gateways_paths_and_the_desk_reads_the_service
 ):
     area = orders(window)
     area.show_orders()
-    run_on(qloop, until(lambda: not area.model.fetching))
+    settle(qloop, window)
     model = window.request_log.model
     paths = [str(model.data(model.index(row, 2))) for row in range(model.rowCount())]
     assert "/gateway/orders/" in paths
     before = window.session.gateway.transport.server_now()
     advance(gateway_sandbox.url, days=3)
     area.show_orders()
-    run_on(qloop, until(lambda: not area.model.fetching))
+    settle(qloop, window)
     moved = window.session.gateway.transport.server_now() - before
     assert dt.timedelta(days=2, hours=23) < moved < dt.timedelta(days=3, hours=1)
 
 
 def test_account_funding_asks_for_every_field_at_once_in_plain_words(qtbot, qloop, window):
-    dialog = open_form(qloop, orders(window))
+    dialog = open_form(qloop, window, orders(window))
     fill_basic(dialog)
     dialog.capability_boxes[Item.AF].setChecked(True)
     dialog.set_text("recipient_client.birth_date", "31.01.1990")
@@ -513,7 +521,7 @@ def test_account_funding_asks_for_every_field_at_once_in_plain_words(qtbot, qloo
 
 
 def test_a_saving_choice_the_matrix_forbids_is_not_offered(qtbot, qloop, window):
-    dialog = open_form(qloop, orders(window))
+    dialog = open_form(qloop, window, orders(window))
     dialog.choose_scenario("Zero-Amount")
     dialog.capability_boxes[Item.PMS].setChecked(True)
     dialog.saving.setCurrentText("one-click")
@@ -530,29 +538,31 @@ def test_a_saving_choice_the_matrix_forbids_is_not_offered(qtbot, qloop, window)
 def test_one_click_and_automatic_follow_ups_from_the_windows(qtbot, qloop, window):
     area = orders(window)
     # a customer whose card is saved for one-click, then one saved for automatic charges
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="follow@ex.lt")
     dialog.new_customer_button.click()
-    run_on(qloop, until(lambda: dialog.text("client.original_client") != ""))
+    settle(qloop, window)
+    assert dialog.text("client.original_client") != ""
     customer_id = dialog.text("client.original_client")
     dialog.capability_boxes[Item.PMS].setChecked(True)
     dialog.saving.setCurrentText("one-click")
     dialog.refresh()
-    create(qloop, area, dialog)
-    pay_with_card(qloop, area, "378282246310005", cvv="1234")
+    create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area, "378282246310005", cvv="1234")
     assert area.current.cof_trace_id
     # One-Click: the saved card is offered masked; the cardholder types the CVV
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="follow@ex.lt")
     dialog.set_text("client.original_client", customer_id)
     dialog.choose_scenario("One-Click")
     dialog.refresh()
-    one_click = create(qloop, area, dialog)
+    one_click = create(qloop, window, area, dialog)
     assert one_click.capabilities == ["one_click"]
     detail = area.view.detail
     assert not detail.action_buttons["charge"].isEnabled()
     detail.action_buttons["pay"].click()
-    run_on(qloop, until(lambda: area.card_dialog is not None and area.card_dialog.isVisible()))
+    settle(qloop, window)
+    assert area.card_dialog is not None and area.card_dialog.isVisible()
     card = area.card_dialog
     assert card.card_choice.currentText() == "American Express •••• 0005"
     card.refresh()
@@ -560,28 +570,29 @@ def test_one_click_and_automatic_follow_ups_from_the_windows(qtbot, qloop, windo
     card.cvv.setText("1234")
     card.refresh()
     card.pay_button.click()
-    answer(qloop, card, "confirmation")
-    run_on(qloop, until(lambda: card.paid is not None))
+    answer(qloop, window, card, "confirmation")
+    assert card.paid is not None
     card.done(0)
-    run_on(qloop, until(lambda: area.current.status == "charged"))
+    settle(qloop, window)
+    assert area.current.status == "charged"
     assert detail.fields["card"].text() == "amex •••• 0005"
     # Recurring (Automatic): a card saved for automatic use, charged from the detail
-    dialog = open_form(qloop, area)
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="follow@ex.lt")
     dialog.set_text("client.original_client", customer_id)
     dialog.capability_boxes[Item.PMS].setChecked(True)
     dialog.saving.setCurrentText("automatic")
     dialog.refresh()
-    create(qloop, area, dialog)
-    pay_with_card(qloop, area, "5555555555554444")
-    dialog = open_form(qloop, area)
+    create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area, "5555555555554444")
+    dialog = open_form(qloop, window, area)
     fill_basic(dialog, email="follow@ex.lt")
     dialog.set_text("client.original_client", customer_id)
     dialog.choose_scenario("Recurring (Automatic)")
     dialog.refresh()
-    automatic = create(qloop, area, dialog)
+    automatic = create(qloop, window, area, dialog)
     assert automatic.capabilities == ["recurring_automatic"]
     detail.action_buttons["charge"].click()
-    answer(qloop, area, "confirmation")
-    run_on(qloop, until(lambda: area.current.status == "charged"))
+    answer(qloop, window, area, "confirmation")
+    assert area.current.status == "charged"
     assert detail.fields["card"].text() == "mastercard •••• 4444"

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.ui.shell.app import install_excepthook
 from app.ui.shell.errors import ErrorPresenter
 from app.ui.shell.tasks import TaskGroup
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import run_on
 
 
 @pytest.mark.allow_warning_logs
@@ -22,7 +22,7 @@ def test_an_unexpected_exception_in_a_task_is_logged_and_shown(qapp, qloop, capl
 
     async def scenario():
         tasks.spawn(broken())
-        await until(lambda: bool(presenter.open_boxes))
+        await tasks.idle()
 
     with caplog.at_level(logging.ERROR, logger="partner_desk.ui"):
         run_on(qloop, scenario())

@@ -7,20 +7,12 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.ui.iban import IbanArea
-from app.ui.shell.main_window import Backend, MainWindow
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import settle
 
 
-def open_window(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
-    return window
-
-
-def test_signs_in_and_shows_health(qtbot, qloop, sandbox, settings):
-    window = open_window(qtbot, qloop, sandbox, settings)
+def test_signs_in_and_shows_health(qloop, sandbox, open_window):
+    window = open_window(sandbox.url)
+    settle(qloop, window)  # the first area's list, asked for once the window painted
     assert window.connection_label.text() == f"Embedded sandbox ({sandbox.url})"
     assert window.signed_in_label.text() == "Signed in as demo"
     assert window.health_label.text() == "Health: ok"
@@ -30,13 +22,12 @@ def test_signs_in_and_shows_health(qtbot, qloop, sandbox, settings):
     assert paths == ["/v1/clients", "/v1/healthcheck", "/v2/clients"]
     last_id = log.data(log.index(2, 4))
     assert window.request_id_label.text() == f"x-request-id: {last_id}"
-    run_on(qloop, window.aclose())
 
 
 def test_iban_lookup_validates_offline_then_shows_the_api_bank_data(
-    qtbot, qloop, sandbox, settings
+    qtbot, qloop, sandbox, open_window
 ):
-    window = open_window(qtbot, qloop, sandbox, settings)
+    window = open_window(sandbox.url)
     view = window.area(IbanArea).view
     qtbot.keyClicks(view.input, "DE89 3704 0044 0532 0130 01")
     assert view.validity.text() == (
@@ -47,20 +38,21 @@ def test_iban_lookup_validates_offline_then_shows_the_api_bank_data(
     qtbot.keyClicks(view.input, "de89 3704 0044 0532 0130 00")
     assert view.validity.text() == "Valid IBAN (DE, bank code 37040044)"
     qtbot.keyClick(view.input, Qt.Key.Key_Return)
-    run_on(qloop, until(lambda: view.fields["source"].text() == "Bank data from the API"))
+    settle(qloop, window)
+    assert view.fields["source"].text() == "Bank data from the API"
     assert view.fields["iban"].text() == "DE89 3704 0044 0532 0130 00"
     assert view.fields["bic"].text() == "COBADEFFXXX"
     assert view.fields["bank"].text() == "Commerzbank"
     assert view.fields["sepa"].text() == "yes"
-    run_on(qloop, window.aclose())
 
 
-def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, settings):
-    window = open_window(qtbot, qloop, sandbox, settings)
+def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, open_window):
+    window = open_window(sandbox.url)
     view = window.area(IbanArea).view
     qtbot.keyClicks(view.input, "DE80100900011234567890")  # valid, but no bank has that code
     view.lookup_button.click()
-    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    settle(qloop, window)
+    assert len(window.presenter.open_boxes) == 1
     box = window.presenter.open_boxes[0]
     assert box.windowTitle() == "Unknown bank"
     assert re.fullmatch(
@@ -72,24 +64,20 @@ def test_iban_unknown_to_the_api_shows_the_400_box(qtbot, qloop, sandbox, settin
     assert view.fields["source"].text() == "Offline registry; the API answered: Unknown bank"
     assert view.lookup_button.isEnabled()
     box.button(QMessageBox.StandardButton.Ok).click()
-    run_on(qloop, until(lambda: not window.presenter.open_boxes))
-    run_on(qloop, window.aclose())
+    assert not window.presenter.open_boxes
 
 
-def test_empty_lookup_asks_for_an_iban(qtbot, qloop, sandbox, settings):
-    window = open_window(qtbot, qloop, sandbox, settings)
+def test_empty_lookup_asks_for_an_iban(sandbox, open_window):
+    window = open_window(sandbox.url)
     window.area(IbanArea).view.lookup_button.click()
     assert window.area(IbanArea).view.validity.text() == "Enter an IBAN to look up."
-    run_on(qloop, window.aclose())
 
 
-def test_unreachable_service_shows_in_the_health(qtbot, qloop, settings):
+def test_unreachable_service_shows_in_the_health(open_window):
     def failing_start() -> str:
         raise OSError("address in use")
 
-    window = MainWindow(Backend("Broken sandbox", failing_start), settings=settings)
-    qtbot.addWidget(window)
-    run_on(qloop, window.connect_backend())
+    window = open_window(failing_start, name="Broken sandbox")
     assert window.connection_label.text() == "Broken sandbox: failed to start (address in use)"
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Connection failed"
@@ -97,61 +85,45 @@ def test_unreachable_service_shows_in_the_health(qtbot, qloop, settings):
     box.done(0)
 
 
-def test_geometry_is_remembered(qtbot, qloop, sandbox, settings):
-    window = open_window(qtbot, qloop, sandbox, settings)
+def test_geometry_is_remembered(sandbox, open_window):
+    window = open_window(sandbox.url)
     window.resize(window.minimumSizeHint().width() + 5, 540)
     width = window.width()
     window.close()
-    again = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(again)
+    again = open_window(sandbox.url, connect=False)
     assert again.height() == 540  # not the first start's 760
     # the width too, as far as the (offscreen, 800 pixels) screen lets it be restored
     screen = again.screen().availableGeometry().width()
     assert again.width() == width or width > screen - 10 <= again.width()
-    run_on(qloop, window.aclose())
 
 
-def test_ctrl_q_quits(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
+def test_ctrl_q_quits(qtbot, sandbox, open_window):
+    window = open_window(sandbox.url, connect=False)
     qtbot.waitExposed(window)
     window.activateWindow()  # shortcuts go to the active window
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")
     qtbot.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     assert not window.isVisible()
-    run_on(qloop, window.aclose())
 
 
-def test_an_invalid_iban_clears_the_previous_bank_data(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def test_an_invalid_iban_clears_the_previous_bank_data(sandbox, open_window):
+    window = open_window(sandbox.url)
     view = window.area(IbanArea).view
     view.input.setText("DE89 3704 0044 0532 0130 00")
     assert view.fields["bic"].text() == "COBADEFFXXX"  # offline, as typed
     view.input.setText("DE89 3704 0044 0532 0130 01")
     assert all(label.text() == "—" for label in view.fields.values())
-    run_on(qloop, window.aclose())
 
 
-def test_the_title_and_the_about_box_carry_the_version(qtbot, qloop, sandbox, settings):
+def test_the_title_and_the_about_box_carry_the_version(sandbox, open_window):
     import tomllib
     from pathlib import Path
 
-    from app.ui.shell.main_window import Backend, MainWindow
-    from tests.ui.conftest import run_on
-
     with open(Path(__file__).parents[3] / "pyproject.toml", "rb") as handle:
         expected = tomllib.load(handle)["project"]["version"]
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+    window = open_window(sandbox.url)
     assert window.windowTitle() == f"Partner Desk {expected}"
     window.show_about()
     assert window.about_box is not None and f"Partner Desk {expected}" in window.about_box.text()
     window.about_box.done(0)
-    run_on(qloop, window.aclose())

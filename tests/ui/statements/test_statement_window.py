@@ -4,42 +4,45 @@ import csv
 import datetime as dt
 import re
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.api import banking as m
 from app.sandbox.banking.demo import DEMO_PERSON_ID
-from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.statements import StatementsArea
 from tests.conftest import advance, make_client, person_body
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import Record, run_on, settle, until
 
 
-def open_statement(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def open_statement(open_window, sandbox):
+    window = open_window(sandbox.url)
     window.show_area("Statements")
     return window, window.area(StatementsArea).view
 
 
-def choose(qtbot, qloop, view, client_id, start, end):
+def choose(qloop, window, view, client_id, start, end):
     view.client_id.setText(client_id)
     view.client_id.editingFinished.emit()
-    run_on(qloop, until(lambda: view.account.count() > 0))
+    settle(qloop, window)
+    assert view.account.count() > 0
     view.account.setCurrentIndex(0)
     view.date_from.set_date(QDate(start.year, start.month, start.day))
     view.date_to.set_date(QDate(end.year, end.month, end.day))
 
 
-def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
-    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+def test_100000_rows_load_with_progress_then_search_and_sort(
+    qloop, sandbox, open_window, one_step_slices
+):
+    window, view = open_statement(open_window, sandbox)
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
     assert view.account.currentText().startswith("LT59 4010 0000 0000 0001".replace(" ", ""))
+    shown = Record(view.status.shown)
     view.load_button.click()
     assert view.progress.isVisible() and view.cancel_button.isEnabled()
-    run_on(qloop, until(lambda: not view.progress.isVisible(), timeout=30))
+    settle(qloop, window)
+    assert not view.progress.isVisible()
+    assert shown.values[0] == "Loading…"
+    assert any(re.fullmatch(r"Loading… [\d,]+ records", text) for text in shown.values)
     assert view.model.rowCount() >= 100_000
     assert re.fullmatch(
         r"1\d\d,\d{3} records, 2000-01-01 to 2100-01-01 \(loaded in [\d.]+ s\)", view.status.text()
@@ -48,7 +51,7 @@ def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandb
     assert len(view.chart.points) > 300  # a point per day over two years
     assert view.chart.toolTip() == "EUR balance at the end of each day with movements"
     summary = view.status.text()
-    # 100,000 rows sort in slices: the window says so, and keeps painting meanwhile
+    # 100,000 rows sort in several slices: the window says so, and keeps painting meanwhile
     view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
     assert view.model.busy and view.status.text() == "Sorting…" and view.progress.isVisible()
     run_on(qloop, until(lambda: not view.model.busy, timeout=30))
@@ -66,32 +69,25 @@ def test_100000_rows_load_with_progress_then_search_and_sort(qtbot, qloop, sandb
     view.search.clear()
     run_on(qloop, until(lambda: not view.model.busy, timeout=30))
     assert view.model.rowCount() == view.model.loaded and view.status.text() == summary
-    run_on(qloop, window.aclose())
 
 
-def test_cancel_stops_the_load(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
-    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
-
-    async def load_then_cancel():
-        # one run of the loop, as in the app, where it never stops
-        view.load_button.click()
-        await until(lambda: view.model.loaded > 0)
-        view.cancel_button.click()
-        await until(lambda: window.area(StatementsArea).loading.done())
-
-    run_on(qloop, load_then_cancel())
+def test_cancel_stops_the_load(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    # Cancel clicked as soon as the first rows show, whatever the machine's speed
+    view.model.rowsInserted.connect(lambda *_: QTimer.singleShot(0, view.cancel_button.click))
+    view.load_button.click()
+    settle(qloop, window)
     assert window.area(StatementsArea).loading.cancelled()
     assert view.status.text().startswith(f"Cancelled after {view.model.loaded:,} records")
     assert view.model.loaded < 100_000
     assert view.model.rowCount() == view.model.loaded  # every record received is shown
     assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()
     assert view.chart.points  # the balance over the days loaded
-    run_on(qloop, window.aclose())
 
 
-def test_bad_period_is_refused_with_a_clear_box(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+def test_bad_period_is_refused_with_a_clear_box(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
     view.client_id.setText(DEMO_PERSON_ID)
     view.account.setEditText("LT594010000000000001")
     view.date_from.set_date(QDate(2024, 5, 2))
@@ -104,16 +100,16 @@ def test_bad_period_is_refused_with_a_clear_box(qtbot, qloop, sandbox, settings)
     view.date_to.set_date(QDate(2024, 5, 3))
     view.account.setEditText("LT00NOTANACCOUNT")
     view.load_button.click()
-    run_on(qloop, until(lambda: bool(window.presenter.open_boxes)))
+    settle(qloop, window)
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Not found"
     assert re.fullmatch(
         r"Account LT00NOTANACCOUNT of client C0000001 not found\nError: [0-9a-f-]{36}", box.text()
     )
-    run_on(qloop, window.aclose())
+    box.button(QMessageBox.StandardButton.Ok).click()
 
 
-def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_path):
+def test_csv_export_neutralises_formulas(qloop, sandbox, settings, tmp_path, open_window):
     async def account_with_a_formula():
         client = make_client(sandbox.url)
         person = await client.create_client(m.build(m.ClientCreate, {"client": person_body()}))
@@ -133,12 +129,13 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
         return person.id
 
     client_id = run_on(qloop, account_with_a_formula())
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    window, view = open_statement(open_window, sandbox)
     settings.setValue("export/folder", str(tmp_path))
     today = dt.date.today()
-    choose(qtbot, qloop, view, client_id, today, today)
+    choose(qloop, window, view, client_id, today, today)
     view.load_button.click()
-    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    settle(qloop, window)
+    assert view.export_button.isEnabled()
     dialog = window.area(StatementsArea).choose_export_file()
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     assert dialog.directory().absolutePath() == str(tmp_path)  # the last folder used
@@ -146,7 +143,7 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
     target.parent.mkdir()
     dialog.fileSelected.emit(str(target))
     dialog.close()
-    run_on(qloop, until(lambda: view.status.text().startswith("Exported")))
+    settle(qloop, window)
     assert settings.value("export/folder") == str(target.parent)
     with target.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.reader(handle))
@@ -173,37 +170,41 @@ def test_csv_export_neutralises_formulas(qtbot, qloop, sandbox, settings, tmp_pa
     opening = next(r for r in rows if r[1] == "opening" and r[3] == "JPY")
     assert opening[2] == "1000000" and opening[8] == "1000000"  # JPY has no decimals
     assert view.status.text() == f"Exported {len(rows) - 1:,} rows to {target}"
-    run_on(qloop, window.aclose())
 
 
-def test_rows_of_another_account_never_stay_under_a_new_one(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+def test_rows_of_another_account_never_stay_under_a_new_one(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
     statements = window.area(StatementsArea)
-    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    loading = []
+
+    def another_account():
+        # Statement… of another client's account, as soon as the first load shows rows
+        if not loading:
+            loading.append(statements.loading)
+            statements.show_account("C0000002", "LT000000000000000000")
+
+    view.model.rowsInserted.connect(lambda *_: QTimer.singleShot(0, another_account))
     view.load_button.click()
-    run_on(qloop, until(lambda: view.model.loaded > 0))
-    # Statement… of another client's account, while the first still loads
-    statements.show_account("C0000002", "LT000000000000000000")
-    assert statements.loading.cancelling() or statements.loading.done()
+    settle(qloop, window)
+    assert loading and loading[0].cancelled()
     assert view.model.rowCount() == 0 and not view.export_button.isEnabled()
     assert view.chart.points == []
     assert view.status.text() == "Choose a period, then Load."
-    run_on(qloop, until(lambda: statements.loading.done()))
-    assert view.model.rowCount() == 0
-    run_on(qloop, window.aclose())
 
 
-def test_a_new_load_resets_the_sort(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+def test_a_new_load_resets_the_sort(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
     today = dt.date.today()
-    choose(qtbot, qloop, view, "C0000002", today - dt.timedelta(days=800), today)
+    choose(qloop, window, view, "C0000002", today - dt.timedelta(days=800), today)
     view.load_button.click()
-    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    settle(qloop, window)
     view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
     assert view.table.horizontalHeader().sortIndicatorSection() == 2
     view.load_button.click()
     assert view.table.horizontalHeader().sortIndicatorSection() == -1
-    run_on(qloop, until(lambda: view.export_button.isEnabled()))
+    settle(qloop, window)
+    assert view.export_button.isEnabled()
     assert [view.model.data(view.model.index(r, 3)) for r in range(5)] == [
         "EUR",
         "USD",
@@ -211,11 +212,10 @@ def test_a_new_load_resets_the_sort(qtbot, qloop, sandbox, settings):
         "CHF",
         "JPY",
     ]  # booking order again
-    run_on(qloop, window.aclose())
 
 
-def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, tmp_path):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+def test_csv_cells_with_formulas_are_prefixed(qloop, sandbox, tmp_path, open_window):
+    window, view = open_statement(open_window, sandbox)
     view.model.add_records(
         [
             m.StatementRecord(
@@ -248,17 +248,17 @@ def test_csv_cells_with_formulas_are_prefixed(qtbot, qloop, sandbox, settings, t
         "'+7",
         "-1.00",
     ]
-    run_on(qloop, window.aclose())
 
 
-def test_the_busy_demo_account_loads_a_period_and_finds_an_amount(qtbot, qloop, sandbox, settings):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+def test_the_busy_demo_account_loads_a_period_and_finds_an_amount(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
     today = dt.date.today()
-    choose(qtbot, qloop, view, DEMO_PERSON_ID, today - dt.timedelta(days=9), today)
-    run_on(qloop, until(lambda: view.account.count() == 2))
+    choose(qloop, window, view, DEMO_PERSON_ID, today - dt.timedelta(days=9), today)
+    assert view.account.count() == 2
     view.account.setCurrentIndex(1)  # the busy account: about 1,370 records a day
     view.load_button.click()
-    run_on(qloop, until(lambda: view.export_button.isEnabled(), timeout=30))
+    settle(qloop, window)
+    assert view.export_button.isEnabled()
     loaded = view.model.loaded
     assert 9 * 1300 < loaded < 10 * 1450  # the last movement is yesterday's
     first = view.model.data(view.model.index(0, 2))  # "-12.34": look for that amount
@@ -272,36 +272,36 @@ def test_the_busy_demo_account_loads_a_period_and_finds_an_amount(qtbot, qloop, 
     assert any(amount == first for amount, _balance in rows)
     assert all(typed in (amount.lstrip("-"), balance.lstrip("-")) for amount, balance in rows)
     assert view.status.text() == f"{view.model.rowCount():,} of {loaded:,} records shown"
-    run_on(qloop, window.aclose())
 
 
-def test_a_search_typed_before_loading_filters_the_load_and_says_so(
-    qtbot, qloop, sandbox, settings
-):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
-    choose(qtbot, qloop, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+def test_a_search_typed_before_loading_filters_the_load_and_says_so(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
     view.search.setText("Salary")
     view.load_button.click()
-    run_on(qloop, until(lambda: view.export_button.isEnabled(), timeout=30))
+    settle(qloop, window)
+    run_on(qloop, until(lambda: not view.model.busy))  # the last rows searched in slices
+    assert view.export_button.isEnabled()
     shown, loaded = view.model.rowCount(), view.model.loaded
     assert 0 < shown < loaded
     assert view.status.text() == f"{shown:,} of {loaded:,} records shown"
-    run_on(qloop, window.aclose())
 
 
 def test_the_accounts_are_listed_once_typing_pauses_quietly_for_a_half_typed_id(
-    qtbot, qloop, sandbox, settings
+    qtbot, qloop, sandbox, open_window
 ):
-    window, view = open_statement(qtbot, qloop, sandbox, settings)
+    window, view = open_statement(open_window, sandbox)
     view.client_id.clear()
     qtbot.keyClicks(view.client_id, DEMO_PERSON_ID)  # typed; the field is not left
-    run_on(qloop, until(lambda: view.account.count() == 2))
+    settle(qloop, window)  # the pause in typing, then the list
+    assert view.account.count() == 2
     assert view.account.itemText(0).startswith("LT594010000000000001")
     view.client_id.selectAll()
     qtbot.keyClicks(view.client_id, "C99")  # half typed, or a client that does not exist
-    run_on(qloop, until(lambda: view.account.count() == 0, timeout=5))
+    settle(qloop, window)
+    assert view.account.count() == 0
     assert window.context.presenter.open_boxes == []  # a pause in typing is no error
     view.client_id.editingFinished.emit()  # leaving the field says what is wrong
-    run_on(qloop, until(lambda: window.context.presenter.open_boxes != []))
+    settle(qloop, window)
+    assert len(window.context.presenter.open_boxes) == 1
     window.context.presenter.open_boxes[0].close()
-    run_on(qloop, window.aclose())

@@ -1,7 +1,6 @@
 """The Transfers area against the sandbox: the live fee, one transfer per form whatever
 happens, every limit checked as typed, following a transfer until it is done."""
 
-import time
 import uuid
 
 import pytest
@@ -9,11 +8,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.api import banking as m
 from app.ui.accounts import AccountsArea
-from app.ui.shell.main_window import Backend, MainWindow
 from app.ui.transfers import TransfersArea
 from app.ui.transfers.form import TransferDialog
 from tests.conftest import advance, make_client, person_body
-from tests.ui.conftest import run_on, until
+from tests.ui.conftest import run_on, settle, until
 
 DE_IBAN = "DE89 3704 0044 0532 0130 00"
 
@@ -34,16 +32,13 @@ def new_account(qloop, sandbox_url) -> tuple[str, str, str]:
     return run_on(qloop, create())
 
 
-def open_transfers(qtbot, qloop, sandbox, settings):
-    window = MainWindow(Backend("Test sandbox", lambda: sandbox.url), settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    run_on(qloop, window.connect_backend())
+def open_transfers(open_window, sandbox):
+    window = open_window(sandbox.url)
     window.show_area("Transfers")
     return window, window.area(TransfersArea)
 
 
-def form_for(qtbot, area, client_id, account_id, kind="sepa") -> TransferDialog:
+def form_for(area, client_id, account_id, kind="sepa") -> TransferDialog:
     dialog = area.new_transfer(client_id, account_id)  # the area deletes it once closed
     dialog.kinds.setCurrentIndex(("sepa", "world", "internal").index(kind))
     return dialog
@@ -54,16 +49,19 @@ def fill(dialog: TransferDialog, values: dict[str, str]) -> None:
         dialog.set_value(key, text)
 
 
-def fee_shown(qloop, dialog, text: str) -> None:
-    run_on(qloop, until(lambda: dialog.fee.text() == text, timeout=10))
+def fee_shown(qloop, window, dialog, text: str) -> None:
+    """The pause in typing over and the fee asked: ``text`` is shown."""
+    settle(qloop, window)
+    assert dialog.fee.text() == text
 
 
-def send(qloop, dialog) -> None:
-    """Submit, confirm, and wait until the transfer was created."""
+def send(qloop, window, dialog) -> None:
+    """Submit, confirm, and wait until the transfer was created, or its failure shown."""
     dialog.submit()
-    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    settle(qloop, window)
+    assert dialog.confirmation is not None
     dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
-    run_on(qloop, until(lambda: dialog.created is not None or bool(dialog._presenter.open_boxes)))
+    settle(qloop, window)
 
 
 SEPA = {
@@ -75,20 +73,22 @@ SEPA = {
 }
 
 
-def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sandbox, settings):
+def test_the_fee_and_total_follow_what_is_typed_for_each_kind(
+    qtbot, qloop, sandbox, settings, open_window
+):
     client_id, account_id, other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id, "sepa")
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id, "sepa")
     assert dialog.windowTitle() == "New SEPA transfer"
     fill(dialog, SEPA)
     assert dialog.value("recipient_country") == "DE"  # from the IBAN
     assert dialog.form.rows["recipient_iban"].problem.text() == "Commerzbank, COBADEFFXXX"
-    fee_shown(qloop, dialog, "Fee: 0.50 EUR")
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")
     assert dialog.total.text() == "Total to be debited: 1,235.00 EUR (amount 1,234.50 + fee 0.50)"
     assert dialog.available.text() == "Available: 10,000.00 EUR"
     assert dialog.warning.text() == ""
     fill(dialog, {"amount": "20000"})  # more than there is
-    fee_shown(qloop, dialog, "Fee: 10.50 EUR")  # 0.50 + 0.1% above 10,000
+    fee_shown(qloop, window, dialog, "Fee: 10.50 EUR")  # 0.50 + 0.1% above 10,000
     assert dialog.warning.text().startswith("The total is more than the available balance")
 
     # world, in yen: no decimals; what was typed where fields are shared stays
@@ -106,7 +106,7 @@ def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sand
         },
     )
     assert dialog.value("bank") == "Commerzbank" and dialog.value("bank_country") == "DE"
-    fee_shown(qloop, dialog, "Fee: 45 JPY")  # 10 minimum + 20 urgent + 15 our
+    fee_shown(qloop, window, dialog, "Fee: 45 JPY")  # 10 minimum + 20 urgent + 15 our
     assert dialog.total.text() == "Total to be debited: 1,045 JPY (amount 1,000 + fee 45)"
     fill(dialog, {"amount": "1000.5"})
     assert dialog.form.rows["amount"].problem.text() == "JPY amounts have no decimals"
@@ -115,7 +115,7 @@ def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sand
     # internal: free
     dialog.kinds.setCurrentIndex(2)
     fill(dialog, {"currency": "EUR", "amount": "12.34", "recipient_iban": other})
-    fee_shown(qloop, dialog, "Fee: 0.00 EUR")
+    fee_shown(qloop, window, dialog, "Fee: 0.00 EUR")
     assert dialog.total.text() == "Total to be debited: 12.34 EUR (amount 12.34 + fee 0.00)"
     # Escape on a form with typed input asks before anything is lost
     dialog.reject()
@@ -125,42 +125,41 @@ def test_the_fee_and_total_follow_what_is_typed_for_each_kind(qtbot, qloop, sand
     dialog.reject()
     dialog.discard.button(QMessageBox.StandardButton.Discard).click()
     assert not dialog.isVisible()
-    run_on(qloop, window.aclose())
 
 
-def test_an_answer_for_older_input_is_never_shown(qtbot, qloop, sandbox, settings, admin):
+def test_an_answer_for_older_input_is_never_shown(
+    qtbot, qloop, sandbox, settings, open_window, admin
+):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, {**SEPA, "amount": "100"})
-    fee_shown(qloop, dialog, "Fee: 0.50 EUR")
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")
     # the next fee answer comes slowly; meanwhile the amount changes again
     admin.post(
         "/_sandbox/faults",
         json={"mode": "delay", "delay_ms": 1500, "count": 1, "path_contains": "/sepa/fee"},
     )
+    quick_task = dialog._fee_task
     fill(dialog, {"amount": "15000"})  # fee 5.50, asked slowly
-    run_on(qloop, until(lambda: dialog._fee_task is not None and not dialog._fee_task.done()))
+    run_on(qloop, until(lambda: dialog._fee_task is not quick_task))  # asked: held 1.5 s
     slow_task = dialog._fee_task
     fill(dialog, {"amount": "20000"})  # fee 10.50, the newest input
-    fee_shown(qloop, dialog, "Fee: 10.50 EUR")
-    assert slow_task.cancelled() or slow_task.done()
-    started = time.perf_counter()
-    run_on(qloop, until(lambda: time.perf_counter() - started > 1.7))
+    fee_shown(qloop, window, dialog, "Fee: 10.50 EUR")  # every call of the window ended
+    assert slow_task.done()
     assert dialog.fee.text() == "Fee: 10.50 EUR"  # never the 5.50 of the older input
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
-    qtbot, qloop, sandbox, settings, admin
+    qtbot, qloop, sandbox, settings, open_window, admin
 ):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
     admin.post("/_sandbox/faults", json={"status": 500, "count": 3, "path_contains": "/sepa/fee"})
     fill(dialog, SEPA)
-    run_on(qloop, until(lambda: dialog.fee.text().startswith("Fee not available")))
+    settle(qloop, window)
     assert dialog.fee.text().startswith(
         "Fee not available: The service failed to process the request (Error: "
     )
@@ -168,7 +167,6 @@ def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
     assert dialog.submit_button.isEnabled()
     admin.delete("/_sandbox/faults")
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 @pytest.mark.parametrize(
@@ -190,11 +188,11 @@ def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
     ],
 )
 def test_every_limit_is_checked_as_typed_and_nothing_goes_out(
-    qtbot, qloop, sandbox, settings, admin, values, key, problem
+    qtbot, qloop, sandbox, settings, open_window, admin, values, key, problem
 ):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, {**SEPA, **values})
     assert problem in dialog.form.rows[key].problem.text()
     assert dialog.form.rows[key].widget.styleSheet()
@@ -203,24 +201,18 @@ def test_every_limit_is_checked_as_typed_and_nothing_goes_out(
     assert label in dialog.submit_button.toolTip()  # says why on hover
     admin.delete("/_sandbox/requests")
     dialog.submit()
-    run_on(qloop, until(lambda: True))
+    settle(qloop, window)
     assert dialog.confirmation is None
     sent = admin.get("/_sandbox/requests").json()
     assert [e for e in sent if e["method"] == "POST" and not e["path"].endswith("/fee")] == []
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
-def world_limits(qtbot, qloop, sandbox, settings):
+def test_world_needs_a_description_a_bic_and_a_known_currency(qloop, sandbox, open_window):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id, "world")
-    return window, dialog
-
-
-def test_world_needs_a_description_a_bic_and_a_known_currency(qtbot, qloop, sandbox, settings):
-    window, dialog = world_limits(qtbot, qloop, sandbox, settings)
-    run_on(qloop, until(lambda: dialog._world_currencies != []))
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id, "world")
+    settle(qloop, window)  # the currencies world transfers are made in, asked once
     fill(dialog, {"currency": "SEK"})  # a currency, but not one world transfers are made in
     assert dialog.form.rows["currency"].problem.text() == (
         "World transfers are made in EUR, USD, GBP, CHF, JPY"
@@ -243,46 +235,49 @@ def test_world_needs_a_description_a_bic_and_a_known_currency(qtbot, qloop, sand
     assert rows["bic"].problem.text() == "A BIC has 8 or 11 letters and digits, like COBADEFFXXX"
     assert dialog.confirmation is None
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 def count_transfers(bank, account_id) -> int:
     return sum(1 for t in bank.transfers if t.account_id == account_id)
 
 
-def test_a_double_click_on_submit_makes_one_transfer(qtbot, qloop, sandbox, settings, bank):
+def test_a_double_click_on_submit_makes_one_transfer(
+    qtbot, qloop, sandbox, settings, open_window, bank
+):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, SEPA)
     dialog.submit()
     dialog.submit()  # the second click while the first waits for its confirmation
-    run_on(qloop, until(lambda: dialog.confirmation is not None))
+    settle(qloop, window)
+    assert dialog.confirmation is not None
     dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
-    run_on(qloop, until(lambda: dialog.created is not None))
+    settle(qloop, window)
+    assert dialog.created is not None
     dialog.submit()  # and once created, Submit sends nothing more
-    run_on(qloop, until(lambda: True))
+    settle(qloop, window)
     assert count_transfers(bank, account_id) == 1
     assert not dialog.submit_button.isEnabled()
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 def test_a_408_after_the_create_is_retried_with_its_key_and_makes_one(
-    qtbot, qloop, sandbox, settings, admin, bank
+    qtbot, qloop, sandbox, settings, open_window, admin, bank
 ):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    window, area = open_transfers(open_window, sandbox)
     transport = window.session.banking.transport
     transport.retry = type(transport.retry)(attempts=3, backoff=0.01)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, SEPA)
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")  # the fee's call is not the one to fail
     admin.post(
         "/_sandbox/faults",
         json={"status": 408, "count": 1, "mode": "after", "path_contains": "/transfers/sepa"},
     )
     admin.delete("/_sandbox/requests")
-    send(qloop, dialog)
+    send(qloop, window, dialog)
     assert dialog.created is not None and dialog.created.status == "inprogress"
     sent = admin.get("/_sandbox/requests").json()
     posts = [e for e in sent if e["method"] == "POST" and e["path"].endswith("/transfers/sepa")]
@@ -290,59 +285,62 @@ def test_a_408_after_the_create_is_retried_with_its_key_and_makes_one(
     assert posts[0]["request_id"] == posts[1]["request_id"] == dialog.action.key
     assert count_transfers(bank, account_id) == 1
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
-def test_submit_again_after_a_500_makes_one_transfer(qtbot, qloop, sandbox, settings, admin, bank):
+def test_submit_again_after_a_500_makes_one_transfer(
+    qtbot, qloop, sandbox, settings, open_window, admin, bank
+):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
-    dialog = form_for(qtbot, area, client_id, account_id)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, SEPA)
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")  # the fee's call is not the one to fail
     admin.post(
         "/_sandbox/faults",
         json={"status": 500, "count": 1, "mode": "after", "path_contains": "/transfers/sepa"},
     )
-    send(qloop, dialog)
+    send(qloop, window, dialog)
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Internal error"
     box.button(QMessageBox.StandardButton.Ok).click()
     assert dialog.created is None and count_transfers(bank, account_id) == 1
-    send(qloop, dialog)  # Submit again: the same request, the same key: replayed
+    send(qloop, window, dialog)  # Submit again: the same request, the same key: replayed
     assert dialog.created is not None
     assert count_transfers(bank, account_id) == 1
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 @pytest.mark.parametrize(("name", "final"), [("Hans Muster", "Done"), ("REJECT me", "Error")])
 def test_the_form_follows_the_transfer_until_it_is_done_or_in_error(
-    qtbot, qloop, sandbox, settings, name, final
+    qtbot, qloop, sandbox, settings, open_window, name, final
 ):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    window, area = open_transfers(open_window, sandbox)
     accounts = window.area(AccountsArea)
     accounts.show_client(client_id)
-    run_on(qloop, until(lambda: accounts.view.model.rowCount() == 2))
+    settle(qloop, window)
+    assert accounts.view.model.rowCount() == 2
     accounts.view.table.selectRow(0)
     accounts.show_balance()
-    run_on(qloop, until(lambda: accounts.view.balances.rowCount() == 5))
-    dialog = form_for(qtbot, area, client_id, account_id)
+    settle(qloop, window)
+    assert accounts.view.balances.rowCount() == 5
+    dialog = form_for(area, client_id, account_id)
     fill(dialog, {**SEPA, "recipient_name": name})
-    send(qloop, dialog)
+    send(qloop, window, dialog)
     transfer_id = dialog.created.id
     assert dialog.status.text().startswith(f"Transfer {transfer_id}: In progress")
     # the Accounts area's balance shows the money held
-    run_on(qloop, until(lambda: balance_of(accounts, "EUR")[2] == "8,765.00"))
-    advance(sandbox.url, 2)  # the sandbox settles it
+    assert balance_of(accounts, "EUR")[2] == "8,765.00"
+    advance(sandbox.url, 2)  # the sandbox settles it; the form asks every second
     run_on(qloop, until(lambda: f"{transfer_id}: {final}" in dialog.status.text(), timeout=10))
+    settle(qloop, window)
     expected = "8,765.00" if final == "Done" else "10,000.00"
-    run_on(qloop, until(lambda: balance_of(accounts, "EUR")[1] == expected))
+    assert balance_of(accounts, "EUR")[1] == expected
     # New transfer: a fresh form with a fresh id
     dialog.new_button.click()
     assert dialog.created is None and dialog.value("id") != transfer_id
     assert dialog.value("amount") == "" and dialog.status.text() == ""
     dialog.done(0)
-    run_on(qloop, window.aclose())
 
 
 def balance_of(accounts, currency) -> list[str]:
@@ -355,7 +353,7 @@ def balance_of(accounts, currency) -> list[str]:
 
 
 def test_the_lists_filter_page_look_up_export_and_open_details(
-    qtbot, qloop, sandbox, settings, tmp_path
+    qtbot, qloop, sandbox, settings, open_window, tmp_path
 ):
     import csv
     import datetime as dt
@@ -383,19 +381,20 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
         await client.aclose()
 
     run_on(qloop, many_transfers())
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    window, area = open_transfers(open_window, sandbox)
     view = area.view
     area.chooser.choose(client_id, account_id)
     view.kinds.setCurrentIndex(2)  # internal: shows at once
 
-    async def listed(count):
-        await until(lambda: area.model.rowCount() == count and not area.model.fetching)
+    def listed(count):
+        settle(qloop, window)
+        assert area.model.rowCount() == count and not area.model.fetching
 
-    run_on(qloop, listed(50))
+    listed(50)
     assert view.status.text() == "50 transfers (scroll for more)"
     assert area.model.canFetchMore(QModelIndex())
     area.model.fetchMore(QModelIndex())  # as the user scrolls
-    run_on(qloop, listed(60))
+    listed(60)
     first = [area.model.data(area.model.index(0, c)) for c in range(area.model.columnCount())]
     assert first[:5] == ["I000", "Done", "1.00", "EUR", "0.00"]
     assert area.model.data(area.model.index(0, STATUS), Qt.ItemDataRole.ForegroundRole) is not None
@@ -404,15 +403,15 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     today = dt.date.fromisoformat(area.model.items()[0].processing_date[:10])
     view.filter.text.setText(f"processing_date[gte]{today + dt.timedelta(days=1)}")
     view.filter.apply()
-    run_on(qloop, listed(0))
+    listed(0)
     view.filter.text.setText(f"processing_date[range]{today},{today}")
     view.filter.apply()
-    run_on(qloop, listed(50))
+    listed(50)
 
     # one transfer by id, then its details
     view.transfer_id.setText("I042")
     view.lookup_button.click()
-    run_on(qloop, listed(1))
+    listed(1)
     area.open_details(area.model.index(0, 0))
     assert area.details.values["id"] == "I042"
     assert area.details.values["amount"] == "142 (1.42 EUR)"
@@ -422,7 +421,7 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     view.transfer_id.clear()
     view.filter.clear()
     view.kinds.setCurrentIndex(0)
-    run_on(qloop, listed(1))
+    listed(1)
     assert area.model.data(area.model.index(0, STATUS)) == "In progress"
     target = tmp_path / "sepa.csv"
     run_on(qloop, area.export_to(target))
@@ -435,18 +434,20 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     advance(sandbox.url, 2)
     window.show_area("Transfers")
     window.refresh_current()
-    run_on(qloop, until(lambda: area.model.rowCount() == 1
-                        and area.model.data(area.model.index(0, STATUS)) == "Done"))  # fmt: skip
-    run_on(qloop, window.aclose())
+    listed(1)
+    assert area.model.data(area.model.index(0, STATUS)) == "Done"
 
 
-def test_new_transfer_from_an_account_has_its_source_filled(qtbot, qloop, sandbox, settings):
+def test_new_transfer_from_an_account_has_its_source_filled(
+    qtbot, qloop, sandbox, settings, open_window
+):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
-    window, area = open_transfers(qtbot, qloop, sandbox, settings)
+    window, area = open_transfers(open_window, sandbox)
     window.show_area("Accounts")
     accounts = window.area(AccountsArea)
     accounts.show_client(client_id)
-    run_on(qloop, until(lambda: accounts.view.model.rowCount() == 2))
+    settle(qloop, window)
+    assert accounts.view.model.rowCount() == 2
     accounts.view.table.selectRow(0)
     assert accounts.view.transfer_button.isEnabled()
     accounts.view.transfer_button.click()
@@ -457,4 +458,3 @@ def test_new_transfer_from_an_account_has_its_source_filled(qtbot, qloop, sandbo
     assert (area.chooser.client_id(), area.chooser.account_id()) == (client_id, account_id)
     assert len(dialog.value("id")) == 36  # a UUIDv7, which the user may overwrite
     dialog.done(0)
-    run_on(qloop, window.aclose())

@@ -1,0 +1,110 @@
+"""The check that fails a test which leaves anything behind (a pytest plugin of the suite's,
+loaded by tests/conftest.py and tested with pytester in tests/test_leak_check.py).
+
+- Sockets and threads are compared before and after each test, its fixtures' clean-up
+  included: one still open, or still running, fails the test that left it.
+- The garbage is collected right after each test, so that an unclosed resource's warning
+  fails the test that left it, not whichever runs next when the collector happens to run
+  (pytest #9825); and after each module, its fixtures' garbage. What outlives a test is then
+  frozen, out of the collector's way until its module is done: a collection looks only at
+  what the test made, not at the whole heap.
+- A leak fails only a test that passed: one that failed stopped before its clean-up.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import stat
+import threading
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import pytest
+
+
+class OpenSocket(NamedTuple):
+    descriptor: int
+    inode: int
+    family: int
+    local: Any
+    peer: Any
+    listening: bool
+
+
+def _descriptors() -> list[int]:
+    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    return [int(name) for name in os.listdir(folder)]
+
+
+def open_sockets() -> set[OpenSocket]:
+    """This process's sockets but those a server accepted: each of those ends when its client
+    goes, on the server's own time (the sandbox runs in this process)."""
+    found = []
+    for descriptor in _descriptors():
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISSOCK(info.st_mode):
+                continue
+            with socket.socket(fileno=os.dup(descriptor)) as copy:
+                listening = bool(copy.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+                local = copy.getsockname()
+                try:
+                    peer = copy.getpeername()
+                except OSError:
+                    peer = None
+                found.append(
+                    OpenSocket(descriptor, info.st_ino, copy.family, local, peer, listening)
+                )
+        except OSError:  # closed meanwhile, or not one to look into
+            continue
+    served = {s.local for s in found if s.listening and s.local}
+    return {s for s in found if s.listening or not (s.peer and s.local in served)}
+
+
+def running_threads() -> set[threading.Thread]:
+    # a thread Python did not start shows up once it runs Python code, and stays listed
+    return {t for t in threading.enumerate() if not isinstance(t, threading._DummyThread)}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Keeps each phase's report on the test, for `passed`."""
+    report = yield
+    item.stash.setdefault(_REPORTS, {})[report.when] = report
+    return report
+
+
+_REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def passed(item: pytest.Item) -> bool:
+    """The test's set-up and body passed: a leak is then the test's own."""
+    reports = item.stash.get(_REPORTS, {})
+    return all(reports[when].passed for when in ("setup", "call") if when in reports)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_garbage() -> Iterator[None]:
+    """Torn down after the module's other fixtures, within the last test's clean-up."""
+    yield
+    gc.unfreeze()  # what the module kept, its fixtures' included, can go now
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _leaves_nothing_behind(request: pytest.FixtureRequest) -> Iterator[None]:
+    sockets, threads = open_sockets(), running_threads()
+    yield
+    gc.collect()
+    gc.freeze()
+    leaks = []
+    for thread in running_threads() - threads:
+        thread.join(timeout=5)  # a call ending as the test ends is let finish
+        if thread.is_alive():
+            leaks.append(f"thread {thread.name!r} still running")
+    leaks += [f"socket left open: {s}" for s in sorted(open_sockets() - sockets)]
+    if leaks and passed(request.node):
+        pytest.fail("the test left behind:\n" + "\n".join(leaks), pytrace=False)
