@@ -1,5 +1,7 @@
 """`python -m bench` runs every benchmark; `python -m bench NAME` runs the one(s) named.
-Each figure is printed as one JSON object per line: {"name": ..., "value": ..., "unit": ...}."""
+Each figure is printed as one JSON object per line: {"name": ..., "value": ..., "unit": ...}.
+The benchmarks, and the desks they start, run in a home of their own: the user's settings,
+data and keyring are never touched."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 
+from app.testing.isolation import separate_home
 from bench import fee, startup, statement, webhooks
 
 BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
@@ -40,10 +43,11 @@ def main(names: list[str]) -> int:
         known = ", ".join([*BENCHMARKS, *ALIASES])
         print(f"unknown benchmark {', '.join(unknown)}; known: {known}", file=sys.stderr)
         return 2
-    for name in dict.fromkeys(chosen):
-        for figure in BENCHMARKS[name]():
-            if not names or figure["name"] in names or name in names:
-                print(json.dumps(figure), flush=True)
+    with separate_home("partner-desk-bench-"):
+        for name in dict.fromkeys(chosen):
+            for figure in BENCHMARKS[name]():
+                if not names or figure["name"] in names or name in names:
+                    print(json.dumps(figure), flush=True)
     return 0
 
 
