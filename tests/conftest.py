@@ -12,6 +12,8 @@ import httpx
 import keyring
 import keyring.backend
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from app.api.banking import BankingClient
 from app.api.gateway import GatewayClient, gateway_transport
@@ -25,6 +27,13 @@ T = TypeVar("T")
 pytest_plugins = ["tests.own_home", "tests.leak_check"]
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01)
+
+# hypothesis's time limits (200 ms an example, data made fast enough) fail a correct test on a
+# busy machine: the examples are checked, not timed
+hypothesis_settings.register_profile(
+    "steady", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("steady")
 
 
 @pytest.fixture(autouse=True)

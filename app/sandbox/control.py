@@ -71,6 +71,8 @@ def set_faults(request: Request, body: Any) -> Response:
     "path_contains": text|null}: the next N matching calls answer that status, or (delay)
     are answered delay_ms late (count 0 clears)."""
     faults = _state(request).faults
+    if request.method == "GET":  # those still to come, with how many calls each has left
+        return json_response(encode({"faults": [vars(f) for f in faults.active]}))
     if request.method == "DELETE":
         faults.active.clear()
         return json_response(encode({"faults": []}))
@@ -147,7 +149,7 @@ def reset(request: Request, body: Any) -> Response:
 
 def routes() -> list[BaseRoute]:
     return [
-        Route("/_sandbox/faults", _controlled(set_faults), methods=["POST", "DELETE"]),
+        Route("/_sandbox/faults", _controlled(set_faults), methods=["GET", "POST", "DELETE"]),
         Route("/_sandbox/requests", _controlled(journal), methods=["GET", "DELETE"]),
         Route("/_sandbox/clock", _controlled(clock), methods=["GET", "POST"]),
         Route("/_sandbox/reset", _controlled(reset), methods=["POST"]),

@@ -1,6 +1,5 @@
 """The requests the client builds and the answers the sandbox gives fit the OpenAPI documents."""
 
-import asyncio
 import datetime as dt
 
 import httpx
@@ -203,7 +202,6 @@ def exchanges(sandbox):
                 {"id": "CI1", "amount": 5, "currency": "EUR", "recipient_iban": other.id},
             ),
         )
-        await asyncio.sleep(0.4)
         await client.list_sepa(account.id, TransferQuery(id="CS1"))
         await client.list_world(
             account.id, TransferQuery(filter=f"processing_date[lte]{dt.date.today()}")

@@ -3,7 +3,7 @@
 import datetime as dt
 import json
 import re
-import time
+import threading
 import uuid
 from pathlib import Path
 
@@ -478,27 +478,19 @@ def test_attachment_upload_and_replay(sandbox_url, bank):
     run(scenario())
 
 
-def test_statement_of_100000_records_is_served_in_well_under_a_second(sandbox_url):
+def test_a_statement_of_100000_records_adds_up(sandbox_url):
+    # how fast it is served is measured by make bench (statement_100k), not here
     async def scenario():
         client = make_client(sandbox_url)
         account = (await client.list_accounts(DEMO_PERSON_ID))[0]
-        started = time.perf_counter()
-        async with httpx.AsyncClient(base_url=sandbox_url, auth=("demo", "demo")) as raw:
-            response = await raw.get(
-                f"/v1/clients/{DEMO_PERSON_ID}/accounts/{account.id}/statement",
-                params={"date_from": "2000-01-01", "date_to": "2100-12-31"},
-                headers={"x-partner-code": "PD"},
-            )
-        elapsed = time.perf_counter() - started
         records = await client.get_statement(
             DEMO_PERSON_ID, account.id, dt.date(2000, 1, 1), dt.date(2100, 12, 31)
         )
         await client.aclose()
-        return elapsed, len(response.content), records
+        return records
 
-    elapsed, size, records = run(scenario())
+    records = run(scenario())
     assert len(records) >= 100_000
-    assert elapsed < 0.8, f"took {elapsed:.2f} s for {size} bytes"
     # the balances in the statement add up
     running = 0
     for record in records:
@@ -642,27 +634,37 @@ def busy_statement(bank) -> tuple[str, object]:
 def test_a_long_statement_lets_other_requests_through_and_stops_when_its_reader_goes(
     sandbox_url, bank, monkeypatch
 ):
+    from app.sandbox import http
+
     url, history = busy_statement(bank)
     made = []
     encoded = history.encoded
     monkeypatch.setattr(history, "encoded", lambda *a: made.append(1) or encoded(*a))
+    ended = threading.Event()  # the answer's pieces stopped being made, whatever the cause
+    paced = http._paced
+
+    async def watched(chunks):
+        try:
+            async for chunk in paced(chunks):
+                yield chunk
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(http, "_paced", watched)
     params = {"date_from": "2000-01-01", "date_to": "2100-12-31"}
     headers = {"x-partner-code": "PD"}
     with httpx.Client(base_url=sandbox_url, auth=("demo", "demo"), timeout=30) as reader:
         with reader.stream("GET", url, params=params, headers=headers) as answer:
             chunks = answer.iter_raw()
             next(chunks)
-            started = time.perf_counter()
-            assert reader.get("/v1/healthcheck").status_code == 200  # another connection
-            waited = time.perf_counter() - started
+            # another connection is served while the statement is still being made
+            assert reader.get("/v1/healthcheck").status_code == 200
+            assert not ended.is_set()
             for _ in range(20):
                 next(chunks)
         # the reader is gone after a few pieces of 123: the rest is never made
-        time.sleep(1.0)
-        settled = len(made)
-        time.sleep(0.5)
-    assert waited < 1.0
-    assert len(made) == settled < 60
+        assert ended.wait(30)
+    assert len(made) < 60
 
 
 def test_a_statement_is_read_in_pieces_larger_than_httpcores_64_kib(sandbox_url):

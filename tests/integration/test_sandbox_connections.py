@@ -3,11 +3,12 @@ whole request head in time is closed, and past the connection limit the longest-
 makes room for a new one."""
 
 import socket
-import time
+import threading
 
 import httpx
 import pytest
 
+from app.core.serving import GuardedH11Protocol
 from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
 
@@ -24,28 +25,37 @@ def guarded():
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def crowded():
+    """Connections are never timed out here: room is made only by the limit."""
+    server = BackgroundSandbox(
+        SandboxSettings(demo_statement_records=10, head_seconds=600.0, max_connections=20)
+    )
+    server.start()
+    yield server
+    server.stop()
+
+
 def half_open(url: str) -> socket.socket:
     host, port = url.removeprefix("http://").split(":")
-    sock = socket.create_connection((host, int(port)), timeout=5)
+    sock = socket.create_connection((host, int(port)), timeout=60)
     sock.sendall(b"GET /v1/healthcheck HTTP/1.1\r\nHost: sandbox\r\n")  # no blank line
     return sock
 
 
 def test_a_connection_without_a_whole_request_head_is_closed(guarded):
     sock = half_open(guarded.url)
-    started = time.monotonic()
-    assert sock.recv(1) == b""  # the sandbox closed it
-    assert 0.8 < time.monotonic() - started < 4
+    assert sock.recv(1) == b""  # the sandbox closed it (after its 1 s, long before 60 s)
     sock.close()
 
 
-def test_many_idle_connections_do_not_keep_others_out(guarded):
-    idle = [half_open(guarded.url) for _ in range(60)]
+def test_many_idle_connections_do_not_keep_others_out(crowded):
+    idle = [half_open(crowded.url) for _ in range(60)]
     try:
-        started = time.monotonic()
-        answer = httpx.get(f"{guarded.url}/v1/healthcheck", timeout=5)
+        # none times out for ten minutes: the oldest idle ones make room for this one
+        answer = httpx.get(f"{crowded.url}/v1/healthcheck", timeout=60)
         assert answer.status_code == 200
-        assert time.monotonic() - started < 0.9  # long before the idle ones time out
+        assert idle[0].recv(1) == b""  # the longest waiting was closed
     finally:
         for sock in idle:
             sock.close()
@@ -55,13 +65,21 @@ def raw_request(url: str, head: bytes) -> socket.socket:
     host, port = url.removeprefix("http://").split(":")
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)  # fills quickly
-    sock.settimeout(10)
+    sock.settimeout(60)
     sock.connect((host, int(port)))
     sock.sendall(head)
     return sock
 
 
-def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded):
+def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch):
+    dropped = threading.Event()
+    close = GuardedH11Protocol._close
+
+    def closing(protocol: GuardedH11Protocol) -> None:
+        dropped.set()
+        close(protocol)
+
+    monkeypatch.setattr(GuardedH11Protocol, "_close", closing)
     accounts = httpx.get(
         f"{guarded.url}/v1/clients/C0000001/accounts",
         auth=("demo", "demo"),
@@ -73,7 +91,8 @@ def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded):
         f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
         "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
     )
-    time.sleep(3)  # reads nothing: past the 1 s the sandbox waits for a stalled reader
+    # reads nothing until the sandbox has given up on it (1 s of taking nothing)
+    assert dropped.wait(60)
     received = 0
     while chunk := sock.recv(1024 * 1024):  # what was on its way, then the end
         received += len(chunk)
@@ -93,19 +112,15 @@ def test_a_request_body_that_does_not_arrive_in_time_is_refused(guarded, monkeyp
         b"x-partner-code: PD\r\nx-request-id: slow-body\r\n"
         b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
     )
-    started = time.monotonic()
     answer = b""
     while b"within" not in answer and (chunk := sock.recv(65536)):
         answer += chunk
     sock.close()
     assert answer.startswith(b"HTTP/1.1 400 ")
     assert b"The body did not arrive within 0.5 s" in answer
-    assert time.monotonic() - started < 3
 
 
 def test_a_request_in_flight_during_a_reset_does_nothing_and_says_so(guarded):
-    import threading
-
     from tests.conftest import person_body
 
     faults = httpx.post(
@@ -128,7 +143,9 @@ def test_a_request_in_flight_during_a_reset_does_nothing_and_says_so(guarded):
 
     creating = threading.Thread(target=create)
     creating.start()
-    time.sleep(0.5)
+    # the create has arrived and waits (its fault taken), whatever the machine's speed
+    while httpx.get(f"{guarded.url}/_sandbox/faults").json()["faults"]:
+        creating.join(0.02)
     assert httpx.post(f"{guarded.url}/_sandbox/reset").status_code == 200
     creating.join(10)
     (answer,) = answers

@@ -3,7 +3,6 @@ left as it was when the export is cancelled or fails."""
 
 import asyncio
 import csv
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,10 +14,8 @@ from tests.ui.conftest import run_on
 HEADER = ("Date", "Amount")
 
 
-def rows(count: int, *, slow_from: int = -1, fail_at: int = -1) -> Iterator[tuple[str, ...]]:
+def rows(count: int, *, fail_at: int = -1) -> Iterator[tuple[str, ...]]:
     for n in range(count):
-        if n == slow_from:
-            time.sleep(0.05)  # past the time slice: the window's turn (and a cancel) comes
         if n == fail_at:
             raise OSError(28, "No space left on device")
         yield ("2024-01-01", f"{n}.00")
@@ -35,12 +32,13 @@ def old_export(tmp_path: Path) -> Path:
     return target
 
 
-def test_a_cancelled_export_leaves_the_file_it_was_to_replace(qloop, tmp_path):
+def test_a_cancelled_export_leaves_the_file_it_was_to_replace(qloop, tmp_path, one_step_slices):
     target = old_export(tmp_path)
 
     async def export_then_cancel() -> None:
+        # cancelled at the first slice's end (one step: 200 rows), the window's turn
         task = asyncio.ensure_future(
-            write_csv(target, HEADER, rows(10_000, slow_from=300), lambda _done: task.cancel())
+            write_csv(target, HEADER, rows(10_000), lambda _done: task.cancel())
         )
         with pytest.raises(asyncio.CancelledError):
             await task

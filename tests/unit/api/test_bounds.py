@@ -7,7 +7,6 @@ import dataclasses
 import datetime as dt
 import gzip
 import ssl
-import time
 import tracemalloc
 import zlib
 
@@ -50,11 +49,20 @@ async def lazily(chunk: bytes, count: int):
         yield chunk
 
 
-def elapsed(call) -> tuple[float, BaseException]:
-    started = time.perf_counter()
+def failure(call, bound: float = 30) -> BaseException:
+    """The exception the call ends with. A call still running after ``bound`` seconds (many
+    times what any bound under test allows, however slow the machine) fails the test: its
+    own bound did not hold."""
+
+    async def bounded():
+        try:
+            await asyncio.wait_for(call, bound)
+        except TimeoutError:
+            pytest.fail(f"the call was still running after {bound:g} s")
+
     with pytest.raises(Exception) as caught:  # noqa: PT011 - the kind is asserted after
-        run(call)
-    return time.perf_counter() - started, caught.value
+        run(bounded())
+    return caught.value
 
 
 # ---------------------------------------------------------------- time
@@ -64,9 +72,8 @@ def test_an_answer_sent_one_byte_at_a_time_ends_at_the_deadline():
     def handler(request):
         return httpx.Response(200, content=trickle(b'{"result": "ok"}' * 100, 0.05))
 
-    seconds, error = elapsed(client_for(handler, Bounds(deadline=1.0)).healthcheck())
+    error = failure(client_for(handler, Bounds(deadline=1.0)).healthcheck())
     assert isinstance(error, ApiTimeoutError)
-    assert 0.9 < seconds < 3
     assert str(error).startswith("No complete answer from https://bank.example within 1 s")
     assert "(x-request-id " in str(error)
 
@@ -76,16 +83,16 @@ def test_headers_that_never_come_end_at_the_deadline():
         await asyncio.sleep(30)
         return httpx.Response(200)
 
-    seconds, error = elapsed(client_for(handler, Bounds(deadline=0.5)).healthcheck())
-    assert isinstance(error, ApiTimeoutError) and seconds < 2
+    error = failure(client_for(handler, Bounds(deadline=0.5)).healthcheck())
+    assert isinstance(error, ApiTimeoutError) and "within 0.5 s" in str(error)
 
 
 def test_an_error_body_sent_slowly_ends_at_the_deadline():
     def handler(request):
         return httpx.Response(500, content=trickle(b"x" * 1000, 0.05))
 
-    seconds, error = elapsed(client_for(handler, Bounds(deadline=1.0)).healthcheck())
-    assert isinstance(error, ApiTimeoutError) and seconds < 3
+    error = failure(client_for(handler, Bounds(deadline=1.0)).healthcheck())
+    assert isinstance(error, ApiTimeoutError) and "within 1 s" in str(error)
 
 
 def test_a_statement_is_bounded_in_total_time():
@@ -105,8 +112,8 @@ def test_a_statement_is_bounded_in_total_time():
 
     client = client_for(handler, Bounds(stream_total=1.0))
     call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
-    seconds, error = elapsed(call)
-    assert isinstance(error, ApiTimeoutError) and 0.9 < seconds < 3
+    error = failure(call)
+    assert isinstance(error, ApiTimeoutError)
     assert "did not end within 1 s" in str(error) and "(x-request-id " in str(error)
 
 
@@ -242,7 +249,7 @@ def test_junk_in_a_statement_fails_early_and_in_linear_time(monkeypatch):
 
     client = client_for(handler)
     call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
-    _seconds, error = elapsed(call)
+    error = failure(call)
     assert isinstance(error, ResponseValidationError)
     assert "(x-request-id " in str(error)
     assert len(sent) < 10  # stopped long before the 52 MB were sent
@@ -468,10 +475,9 @@ def test_tiny_chunks_cost_linear_time():
 
     client = client_for(handler, Bounds(record_bytes=256 * 1024))
     call = client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
-    seconds, error = elapsed(call)
+    error = failure(call)  # a minute when every chunk rescanned the buffer
     assert isinstance(error, ResponseValidationError)
     assert "no record ends within 262,144 bytes" in str(error)
-    assert seconds < 10  # a minute when every chunk rescanned the buffer
 
 
 def test_a_statement_is_bounded_in_records():
