@@ -24,7 +24,7 @@ from app.sandbox.server import BackgroundSandbox
 
 T = TypeVar("T")
 
-pytest_plugins = ["tests.own_home", "tests.leak_check"]
+pytest_plugins = ["tests.own_home", "tests.leak_check", "tests.postgres"]
 
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01)
 

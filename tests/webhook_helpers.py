@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import secrets
+import time
+from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -72,3 +74,12 @@ def delivery(
         if value is not None:
             headers[header] = value
     return headers, raw
+
+
+def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait for a state that, once reached, stays (an event stored, a delivery settled)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)

@@ -47,6 +47,7 @@ MAX_SUBSCRIPTIONS = 100
 DELIVERIES_KEPT = 2000
 MAX_PENDING = 10_000  # deliveries waiting for an attempt; past this a new one is not sent
 URL_MAX = 2000
+RETRY_AFTER_MAX = 3600  # a receiver asking for a longer wait gets this
 
 
 @dataclass
@@ -222,6 +223,7 @@ class Emitter:
         nonce = secrets.randbits(63)  # fresh for every attempt
         status: int | None = None
         error: str | None = None
+        asked_wait = 0  # the receiver's Retry-After, in seconds
         started = time.perf_counter()
         try:
             async with asyncio.timeout(settings.timeout_seconds):
@@ -241,6 +243,7 @@ class Emitter:
                     ) as response,
                 ):
                     status = response.status_code  # its body is discarded unread
+                    asked_wait = _retry_after(response.headers.get("retry-after", ""))
         except TimeoutError:
             error = "timeout"
         except httpx.TimeoutException:
@@ -267,7 +270,9 @@ class Emitter:
                 error or status,
             )
             return
-        delivery.next_try = self.scheduler.clock.now() + settings.delay(len(delivery.attempts))
+        # the backoff, or longer when the receiver asks (503 while its store is away)
+        wait = max(settings.delay(len(delivery.attempts)), dt.timedelta(seconds=asked_wait))
+        delivery.next_try = self.scheduler.clock.now() + wait
         self.scheduler.at(delivery.next_try, self._job(delivery), "webhook retry")
 
     # -- subscriptions
@@ -293,6 +298,14 @@ class Emitter:
         subscription = Subscription(str(uuid7()), url, filter_text, signed=pem is not None)
         self.subscriptions[subscription.id] = subscription
         return subscription
+
+
+def _retry_after(value: str) -> int:
+    """A Retry-After of delta-seconds, at most an hour; 0 for none (or an HTTP date)."""
+    value = value.strip()
+    if not (value.isascii() and value.isdigit()):
+        return 0
+    return RETRY_AFTER_MAX if len(value) > 4 else min(int(value), RETRY_AFTER_MAX)
 
 
 def _check_url(url: str) -> None:

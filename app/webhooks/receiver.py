@@ -1,7 +1,11 @@
 """The receiver's HTTP app and its runners. A delivery is checked (signature on the raw bytes
 first), then committed to the store, and only then acknowledged with 2xx; events arriving at
 once are committed together (one transaction, one sync to disk, every sender answered after
-it), so many senders cost few syncs. A refused delivery stores nothing."""
+it), so many senders cost few syncs. A refused delivery stores nothing.
+
+While the store is unavailable (its server away, a table locked past the store's bounds),
+deliveries are answered 503 with Retry-After, so that their senders send them again; the log
+says once that the store went away and once that it is back, with the number refused."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import logging
 import queue
 import socket
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -27,7 +32,7 @@ from starlette.routing import Route
 from app.core import webhooks as wh
 from app.core.serving import GuardedH11Protocol, bind
 from app.webhooks.delivery import Event, Rejected, check
-from app.webhooks.store import EventStore
+from app.webhooks.store import EventStore, StoreUnavailable
 
 log = logging.getLogger("partner_desk.webhooks")
 
@@ -36,14 +41,17 @@ HEAD_SECONDS = 10.0  # a request head arrives within this, or the connection is 
 BODY_SECONDS = 10.0  # and its body within this, or it is refused
 MAX_CONNECTIONS = 512  # past this, the longest-waiting connection without a request goes
 BATCH = 256  # events committed in one transaction at most
+RETRY_AFTER_SECONDS = 5  # told to senders while the store is unavailable
+STORE_RETRY_SECONDS = 1.0  # while it is, the store is asked again at most this often
 
 
 class Writer:
     """One thread writes to the store; each waiting delivery learns its event's outcome once
     the transaction holding it is committed."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, health: StoreHealth | None = None) -> None:
         self.store = store
+        self._health = health or StoreHealth()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="webhook-store", daemon=True)
         self._thread.start()
@@ -71,21 +79,85 @@ class Writer:
                         self._queue.put(None)
                         break
                     batch.append(item)
-            try:
-                results: list[Any] = list(self.store.add([event for event, _, _ in batch]))
-            except Exception:
-                # not committed: each event alone, so one that cannot be stored does not
-                # take the others with it
-                results = [self._alone(event) for event, _, _ in batch]
+            results = self._commit([event for event, _, _ in batch])
             for (_event, outcome, loop), result in zip(batch, results, strict=True):
                 loop.call_soon_threadsafe(_settle, outcome, result)
 
-    def _alone(self, event: Event) -> Any:
+    def _commit(self, events: list[Event]) -> list[Any]:
+        """Each event's outcome: stored (True), a duplicate (False), or the exception that
+        kept it from being committed (its sender is not told it was stored)."""
+        health = self._health
+        if health.resting():  # away a moment ago: answered at once, not after the store's wait
+            health.refused += len(events)
+            return [health.last_error] * len(events)
+        health.asking()
         try:
-            return self.store.add([event])[0]
-        except Exception as exc:  # not committed: its sender is not told it was stored
-            log.exception("the event store failed for %s", event.event_id)
-            return exc
+            results: list[Any] = list(self.store.add(events))
+        except StoreUnavailable as exc:
+            health.failed(exc, len(events))
+            return [exc] * len(events)
+        except Exception:
+            # each event alone, so one that cannot be stored does not take the others with it
+            results = []
+            for event in events:
+                try:
+                    results.append(self.store.add([event])[0])
+                except Exception as exc:
+                    self._health.failed(exc, 1)
+                    results.append(exc)
+        if any(not isinstance(result, BaseException) for result in results):
+            self._health.stored()
+        return results
+
+
+class StoreHealth:
+    """The log of the store's availability, as an operator reads it: a line when it goes
+    away (with the reason; a traceback only for a failure nobody expects), a line when it is
+    back with how many deliveries were refused meanwhile — never a line per delivery."""
+
+    def __init__(
+        self,
+        retry_seconds: float = STORE_RETRY_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.retry_seconds = retry_seconds
+        self.clock = clock
+        self.away_since: float | None = None
+        self.refused = 0
+        self.tried = 0.0  # when the store was last asked
+        self.last_error: Exception = StoreUnavailable("the event store is unavailable")
+
+    def resting(self) -> bool:
+        """The store was away when last asked, less than ``retry_seconds`` ago."""
+        return (
+            self.away_since is not None
+            and isinstance(self.last_error, StoreUnavailable)
+            and self.clock() - self.tried < self.retry_seconds
+        )
+
+    def asking(self) -> None:
+        self.tried = self.clock()
+
+    def failed(self, error: Exception, deliveries: int) -> None:
+        self.last_error = error
+        if self.away_since is None:
+            self.away_since = self.clock()
+            if isinstance(error, StoreUnavailable):
+                log.warning("%s: deliveries are answered 503 until it is back", error)
+            else:
+                log.error("the event store failed", exc_info=error)
+        self.refused += deliveries
+
+    def stored(self) -> None:
+        if self.away_since is None:
+            return
+        away = self.clock() - self.away_since
+        log.info(
+            "the event store is back after %.1f s; %d deliveries were refused meanwhile",
+            away,
+            self.refused,
+        )
+        self.away_since, self.refused = None, 0
 
 
 def _settle(outcome: asyncio.Future[bool], result: Any) -> None:
@@ -102,7 +174,8 @@ def _answer(status: int, body: dict[str, Any]) -> Response:
 
 
 def _refusal(status: int, message: str) -> Response:
-    title = "Unauthorized" if status == 401 else "Invalid delivery" if status == 400 else "Error"
+    titles = {400: "Invalid delivery", 401: "Unauthorized", 503: "Store unavailable"}
+    title = titles.get(status, "Error")
     body = {"failure_message": message, "detail": {"error_id": str(uuid.uuid4()), "title": title}}
     return _answer(status, body)
 
@@ -139,6 +212,10 @@ def create_app(store: EventStore, key: rsa.RSAPublicKey | None) -> Starlette:
             return _refusal(refused.status, refused.reason)
         try:
             stored = await writer.add(event)
+        except StoreUnavailable:
+            refusal = _refusal(503, "The event store is unavailable; send the event again later")
+            refusal.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return refusal
         except Exception:
             return _refusal(500, "The event could not be stored; send it again")
         if not event.known_type:

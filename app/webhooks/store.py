@@ -3,18 +3,28 @@ when given a ``postgresql://`` URL so a team's desks read one receiver's events.
 
 ``add`` commits a batch in one transaction and says, per event, whether it was new (stored)
 or a duplicate of a stored event_id (counted, not stored twice). The receiver answers 2xx only
-after that commit. Listing orders by occurred_at, then event_id."""
+after that commit. Listing orders by occurred_at, then event_id.
+
+Every call is bounded in time: a store that cannot be reached, or a table another session
+holds locked, raises ``StoreUnavailable`` within a few seconds (the receiver answers 503 and
+the sender retries). PostgreSQL connections come from a pool that checks each one before use
+and replaces a broken one, so a restarted server or an ended connection costs nothing once the
+server is back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.webhooks.delivery import Event
+
+T = TypeVar("T")
 
 COLUMNS = (
     "event_id",
@@ -50,10 +60,18 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 """
 _INDEX = "CREATE INDEX IF NOT EXISTS webhook_events_order ON webhook_events (occurred_at, event_id)"
 MAX_LIST = 10_000
+WAIT_SECONDS = 3.0  # for a connection (or SQLite's lock), past which the store is unavailable
+LOCK_MS = 2_000  # PostgreSQL: a lock held by another session is waited for this long
+STATEMENT_MS = 4_000  # and any statement runs at most this long
 
 
 class StoreError(Exception):
     """The store cannot be opened or used; the message says why."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached, or did not answer in time: nothing was stored, and the
+    same call may succeed later."""
 
 
 class EventStore(Protocol):
@@ -118,43 +136,7 @@ def _order(newest_first: bool) -> str:
     return "occurred_at DESC, event_id DESC" if newest_first else "occurred_at, event_id"
 
 
-class _SqlStore:
-    """What both stores share: listing, counting and closing over a DB-API connection whose
-    placeholder is ``_mark``."""
-
-    _mark = "?"
-    _db: Any
-    _lock: threading.Lock
-
-    def list(
-        self,
-        *,
-        event_type: str | None = None,
-        status: str | None = None,
-        limit: int = 1000,
-        offset: int = 0,
-        newest_first: bool = False,
-    ) -> list[Event]:
-        where, values = _filters(event_type, status, self._mark)
-        query = (
-            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
-            f"ORDER BY {_order(newest_first)} LIMIT {self._mark} OFFSET {self._mark}"
-        )
-        with self._lock:
-            rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
-        return [_event(row) for row in rows]
-
-    def count(self) -> int:
-        with self._lock:
-            row = self._db.execute("SELECT count(*) FROM webhook_events").fetchone()
-        return int(row[0]) if row else 0
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
-class SqliteStore(_SqlStore):
+class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
@@ -162,7 +144,7 @@ class SqliteStore(_SqlStore):
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
-            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.execute(f"PRAGMA busy_timeout={int(WAIT_SECONDS * 1000)}")
             self._db.execute(_SCHEMA)
             self._db.execute(_INDEX)
         except (OSError, sqlite3.Error) as exc:
@@ -180,7 +162,7 @@ class SqliteStore(_SqlStore):
             f"VALUES ({placeholders})"
         )
         results = []
-        with self._lock:
+        with self._lock, _sqlite_unavailable(self.path):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 for event in events:
@@ -194,25 +176,74 @@ class SqliteStore(_SqlStore):
                     results.append(stored)
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # a failed BEGIN left none to end
+                    self._db.execute("ROLLBACK")
                 raise
         return results
 
+    def list(
+        self,
+        *,
+        event_type: str | None = None,
+        status: str | None = None,
+        limit: int = 1000,
+        offset: int = 0,
+        newest_first: bool = False,
+    ) -> list[Event]:
+        where, values = _filters(event_type, status, "?")
+        query = (
+            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
+            f"ORDER BY {_order(newest_first)} LIMIT ? OFFSET ?"
+        )
+        with self._lock, _sqlite_unavailable(self.path):
+            rows = self._db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
+        return [_event(row) for row in rows]
 
-class PostgresStore(_SqlStore):
-    _mark = "%s"
+    def count(self) -> int:
+        with self._lock, _sqlite_unavailable(self.path):
+            row = self._db.execute("SELECT count(*) FROM webhook_events").fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class PostgresStore:
+    """Connections from a pool: each is checked before use and replaced when broken, and set
+    to give up on a lock or a statement in a bounded time."""
 
     def __init__(self, url: str) -> None:
         import psycopg
+        from psycopg_pool import ConnectionPool, PoolTimeout
 
         self.url = url
+        # the pool's line per failed connection attempt would repeat, many times a second, what
+        # the receiver says once (the store is away; it is back)
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        self._pool: ConnectionPool[Any] = ConnectionPool(
+            url,
+            kwargs={"autocommit": True, "connect_timeout": max(2, int(WAIT_SECONDS))},
+            min_size=1,
+            max_size=4,
+            open=False,
+            configure=_configure,
+            check=ConnectionPool.check_connection,
+            timeout=WAIT_SECONDS,
+            reconnect_timeout=WAIT_SECONDS,
+            name="partner-desk-events",
+            num_workers=1,
+        )
         try:
-            self._db = psycopg.connect(url, autocommit=True)
-            self._db.execute(_SCHEMA)
-            self._db.execute(_INDEX)
-        except psycopg.Error as exc:
+            self._pool.open(wait=True, timeout=2 * WAIT_SECONDS)
+            with self._pool.connection() as db, db.transaction():
+                # two receivers starting on one database create the table once
+                db.execute("SELECT pg_advisory_xact_lock(7464736)")
+                db.execute(_SCHEMA)
+                db.execute(_INDEX)
+        except (PoolTimeout, psycopg.Error) as exc:
+            self._pool.close()
             raise StoreError(f"cannot open the event store at PostgreSQL: {exc}") from None
-        self._lock = threading.Lock()
 
     @property
     def where(self) -> str:
@@ -222,6 +253,33 @@ class PostgresStore(_SqlStore):
         host = parts.hostname or "local socket"
         return f"postgresql://{host}{parts.path}"  # never the password
 
+    def _run(self, work: Callable[[Any], T]) -> T:
+        """``work`` on a checked connection, in one transaction. A connection lost before the
+        commit is replaced and the work done once more (every write here may be repeated);
+        a server away, or a statement past its bounds, is StoreUnavailable."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        for attempt in (1, 2):
+            try:
+                with self._pool.connection() as db, db.transaction():
+                    return work(db)
+            except PoolTimeout:
+                raise StoreUnavailable(
+                    f"the event store at {self.where} cannot be reached"
+                ) from None
+            except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable):
+                raise StoreUnavailable(
+                    f"the event store at {self.where} did not answer in time (a lock held "
+                    "elsewhere, or a slow server)"
+                ) from None
+            except psycopg.OperationalError as exc:
+                if attempt == 2:
+                    raise StoreUnavailable(
+                        f"the event store at {self.where} is unavailable: {exc}"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def add(self, events: Sequence[Event]) -> list[bool]:
         placeholders = ", ".join("%s" for _ in range(len(COLUMNS) - 1))
         insert = (
@@ -229,12 +287,58 @@ class PostgresStore(_SqlStore):
             "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
             "RETURNING (xmax = 0)"
         )
-        results = []
-        with self._lock, self._db.transaction():
+
+        def write(db: Any) -> list[bool]:
+            results = []
             for event in events:
-                row = self._db.execute(insert, _row(event)).fetchone()
+                row = db.execute(insert, _row(event)).fetchone()
                 results.append(bool(row and row[0]))
-        return results
+            return results
+
+        return self._run(write)
+
+    def list(
+        self,
+        *,
+        event_type: str | None = None,
+        status: str | None = None,
+        limit: int = 1000,
+        offset: int = 0,
+        newest_first: bool = False,
+    ) -> list[Event]:
+        where, values = _filters(event_type, status, "%s")
+        query = (
+            f"SELECT {', '.join(COLUMNS)} FROM webhook_events{where} "  # noqa: S608 - constant names; values are bound
+            f"ORDER BY {_order(newest_first)} LIMIT %s OFFSET %s"
+        )
+        rows = self._run(
+            lambda db: db.execute(query, (*values, min(limit, MAX_LIST), offset)).fetchall()
+        )
+        return [_event(row) for row in rows]
+
+    def count(self) -> int:
+        row = self._run(lambda db: db.execute("SELECT count(*) FROM webhook_events").fetchone())
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _configure(db: Any) -> None:
+    """Each new connection gives up on a lock, or a statement, in a bounded time (set in
+    autocommit, so the connection is idle again when the pool takes it)."""
+    db.execute(f"SET lock_timeout = {LOCK_MS}")
+    db.execute(f"SET statement_timeout = {STATEMENT_MS}")
+
+
+@contextlib.contextmanager
+def _sqlite_unavailable(path: Path) -> Iterator[None]:
+    """SQLite's refusals that pass (locked past the wait, a full disk, an I/O error) are
+    StoreUnavailable."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        raise StoreUnavailable(f"the event store {path} is unavailable: {exc}") from None
 
 
 def open_store(spec: str | Path) -> EventStore:

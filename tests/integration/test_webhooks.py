@@ -11,9 +11,7 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,46 +32,19 @@ from app.webhooks.receiver import BackgroundReceiver, bind
 from app.webhooks.signature import load_public_key
 from app.webhooks.store import EventStore, open_store
 from tests.conftest import advance, company_body, person_body
-from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body
+from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body, eventually
 
 EXE = str(Path(sys.executable).with_name("partner-desk"))
 
 
-def eventually(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
-
-
 # ---------------------------------------------------------------- stores
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[str]:
-    """A real PostgreSQL server (pgserver), for the session."""
-    import pgserver
-
-    server = pgserver.get_server(tempfile.mkdtemp(prefix="pd-pg-"), cleanup_mode="stop")
-    yield server.get_uri()
-    server.cleanup()
-
-
-def _fresh_database(admin_uri: str) -> str:
-    import psycopg
-
-    name = f"events_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin_uri, autocommit=True) as connection:
-        connection.execute(f"CREATE DATABASE {name}")
-    return admin_uri.replace("/postgres?", f"/{name}?", 1)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_spec(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "events.db")
-    return _fresh_database(request.getfixturevalue("postgres"))
+    return request.getfixturevalue("postgres_database")
 
 
 @pytest.fixture
@@ -156,6 +127,9 @@ def sandbox_url() -> Iterator[str]:
 
 
 def _subscribe(sandbox_url: str, url: str, filter_text: str = "*", signed: bool = True) -> dict:
+    """A subscription to the session's sandbox, from a quiet moment: the reviews of clients
+    other tests made end first, so that only this test's events reach ``url``."""
+    advance(sandbox_url, 6)
     body: dict[str, Any] = {"url": url, "filter": filter_text}
     if signed:
         body["public_key_pem"] = httpx.get(f"{sandbox_url}/_sandbox/webhooks/public-key").text
@@ -297,7 +271,8 @@ class ScriptedReceiver:
             if step == "slow":
                 await asyncio.sleep(3)
                 step = 200
-            return Response("ok", status_code=step)
+            status, headers = step if isinstance(step, tuple) else (step, {})
+            return Response("ok", status_code=status, headers=headers)
 
         self._sock = bind("127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/hook"
@@ -380,6 +355,30 @@ def test_retries_on_500_429_408_and_timeouts_with_backoff_then_never_on_404(sand
         _unsubscribe_all(sandbox_url)
         permanent.stop()
         _default_retry_settings(sandbox_url)
+
+
+def test_a_retry_after_is_waited_for_before_the_next_attempt(sandbox_url):
+    # the receiver's store is away: 503 and Retry-After 30, past the first backoff of 1 s
+    busy = ScriptedReceiver([(503, {"Retry-After": "30"}), (503, {"Retry-After": "x"}), 200])
+    try:
+        _subscribe(sandbox_url, busy.url, signed=False)
+        _client(sandbox_url)
+        advance(sandbox_url, 5)
+        eventually(lambda: len(_deliveries(sandbox_url, busy.url)[0]["attempts"]) == 1)
+        now = advance(sandbox_url, 29)["now"]  # within the 30 s asked for
+        (record,) = _deliveries(sandbox_url, busy.url)
+        assert len(record["attempts"]) == 1
+        assert dt.datetime.fromisoformat(record["next_try"]) > dt.datetime.fromisoformat(now)
+        advance(sandbox_url, 1.5)
+        eventually(lambda: len(_deliveries(sandbox_url, busy.url)[0]["attempts"]) == 2)
+        # a Retry-After that is no number of seconds is the usual backoff (2 s after two)
+        advance(sandbox_url, 2)
+        eventually(lambda: _deliveries(sandbox_url, busy.url)[0]["state"] == "delivered")
+        statuses = [a["status"] for a in _deliveries(sandbox_url, busy.url)[0]["attempts"]]
+        assert statuses == [503, 503, 200]
+    finally:
+        _unsubscribe_all(sandbox_url)
+        busy.stop()
 
 
 def test_attempts_stop_at_the_limit(sandbox_url):

@@ -34,6 +34,7 @@ from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import row_table
 from app.ui.events.model import WIDTHS, EventRole, EventsModel
 from app.ui.shell.areas import AreaContext
+from app.webhooks.store import StoreUnavailable
 
 if TYPE_CHECKING:
     from app.webhooks.delivery import Event
@@ -153,6 +154,11 @@ class EventsArea:
         event_type, status = self.filters()
         try:
             events = await source.events(event_type=event_type, status=status)
+        except StoreUnavailable as exc:  # away for now: read again at the next look
+            self.view.source.setText(
+                f"The event store is unavailable: {exc}. The events show again once it is back."
+            )
+            return
         except (
             Exception
         ) as exc:  # the store cannot be read: said in place, not in a box each second

@@ -125,3 +125,43 @@ def test_connected_to_a_server_the_area_reads_the_profiles_store(
     assert area.model.data(area.model.index(0, 4)) == "not signed"
     assert not area.view.subscriptions_button.isVisible()
     assert str(store_file) in area.view.source.text()
+
+
+@pytest.mark.allow_warning_logs
+def test_the_area_says_the_store_is_away_and_shows_the_events_again_by_itself(
+    qloop, window, events_sandbox, postgres_server, postgres_database
+):
+    import datetime as dt
+
+    from app.ui.connection.profiles import ServerProfile
+    from app.webhooks.delivery import check
+    from app.webhooks.store import open_store
+    from tests.webhook_helpers import delivery, event_body
+
+    store = open_store(postgres_database)
+    headers, raw = delivery(event_body(data_id="TEAM-PG"), signed=False)
+    store.add(
+        [check({k.lower(): v for k, v in headers.items()}, raw, None, dt.datetime.now(dt.UTC))]
+    )
+    store.close()
+    profile = ServerProfile(
+        name="Team",
+        base_url=events_sandbox.url,
+        partner_code="PD",
+        user="demo",
+        events_store=postgres_database,
+    )
+    run_on(qloop, window.use_profile(profile, "demo"))
+    area = window.area(EventsArea)
+    window.show_area(EventsArea.NAME)
+    settle(qloop, window)
+    assert [e.data_id for e in area.model.events()] == ["TEAM-PG"]
+    with postgres_server.stopped():
+        area.refresh()
+        settle(qloop, window)
+        text = area.view.source.text()
+        assert text.startswith("The event store is unavailable: the event store at postgresql://")
+        assert text.endswith("cannot be reached. The events show again once it is back.")
+        assert [e.data_id for e in area.model.events()] == ["TEAM-PG"]  # what was read stays
+    # nothing to click: the area's next look at the store finds it back
+    run_on(qloop, until(lambda: area.view.source.text().startswith("1 event; stored in ")))
