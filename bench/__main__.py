@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
     "statement_1m": statement.run_1m,
     "fee_latency": fee.run,
     "webhooks": webhooks.run,
+    "webhooks_outage": webhooks.run_outage,
 }
 # each figure's name leads to the benchmark that measures it
 ALIASES = {
@@ -33,6 +34,7 @@ ALIASES = {
     "fee_latency_p50_ms": "fee_latency",
     "webhook_events_per_s": "webhooks",
     "webhook_ack_p99_ms": "webhooks",
+    "webhook_outage_lost": "webhooks_outage",
 }
 
 

@@ -124,3 +124,104 @@ def run() -> list[dict[str, Any]]:
     finally:
         server.cleanup()
     return figures
+
+
+OUTAGE_SENDERS = 16
+
+
+def run_outage() -> list[dict[str, Any]]:
+    """The receiver on PostgreSQL under a steady flood while its database is restarted
+    (pg_ctl restart), then stopped for 5 s and started again. Each sender sends its next
+    event once the last was acknowledged, and sends the same again after a refusal (waiting
+    what Retry-After asks, at most 1 s here). Figures: events sent, acknowledged, stored,
+    refusals (503), and acknowledged-but-not-stored and stored-twice, which must be 0."""
+    try:
+        import pgserver
+    except ImportError:
+        return []
+    from app.webhooks.store import open_store
+    from tests.postgres import Postgres
+    from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body
+
+    folder = tempfile.mkdtemp(prefix="pd-bench-pg-")
+    postgres = Postgres(pgserver.get_server(folder, cleanup_mode="stop"))
+    db = postgres.fresh_database()
+    key_file = Path(tempfile.mkdtemp()) / "public.pem"
+    key_file.write_bytes(PUBLIC_PEM)
+    process = subprocess.Popen(
+        [EXE, "webhooks", "serve", "--port", "0", "--db", db, "--public-key", str(key_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    match = re.fullmatch(r"Webhook receiver listening on (\S+)\n", process.stdout.readline())
+    assert match, "the receiver did not start"
+    parts = urlsplit(match.group(1))
+    stop = threading.Event()
+    sent: list[str] = []
+    acknowledged: list[str] = []
+    refused: list[int] = []
+
+    def sender() -> None:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        while not stop.is_set():
+            body = event_body()
+            headers, raw = delivery(body)
+            sent.append(body["event_id"])
+            while True:  # this event until it is acknowledged
+                try:
+                    connection.request("POST", parts.path, body=raw, headers=headers)
+                    answer = connection.getresponse()
+                    answer.read()
+                except (OSError, http.client.HTTPException):
+                    connection.close()
+                    time.sleep(0.2)
+                    continue
+                if answer.status == 200:
+                    acknowledged.append(body["event_id"])
+                    break
+                refused.append(answer.status)
+                wait = answer.getheader("Retry-After", "1")
+                time.sleep(min(1.0, float(wait) if wait.isdigit() else 1.0))
+        connection.close()
+
+    threads = [threading.Thread(target=sender) for _ in range(OUTAGE_SENDERS)]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(3)
+        postgres.restart()
+        time.sleep(3)
+        with postgres.stopped():
+            time.sleep(5)
+        time.sleep(3)
+        stop.set()
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+        process.terminate()
+        _out, errors = process.communicate(timeout=30)
+    store = open_store(db)
+    try:
+        stored = store.list(limit=len(sent) + 10)
+    finally:
+        store.close()
+        postgres.server.cleanup()
+    stored_ids = [event.event_id for event in stored]
+    lost = len(set(acknowledged) - set(stored_ids))
+    twice = len(stored_ids) - len(set(stored_ids))
+    return [
+        {
+            "name": "webhook_outage_lost",
+            "value": lost,
+            "unit": "events",
+            "sent": len(set(sent)),
+            "acknowledged": len(acknowledged),
+            "stored": len(stored_ids),
+            "stored_twice": twice,
+            "refused_503": refused.count(503),
+            "log_lines": len(errors.splitlines()),
+        }
+    ]
