@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar, cast
 
 if TYPE_CHECKING:
     # the window starts without these: they are imported where a command needs them
@@ -113,6 +113,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _TerminalSafe:
+    """A text stream that lets no control character through to the terminal: whatever a
+    command prints (a server's message, a stored event, a log line) cannot move the cursor,
+    recolour the terminal or rewrite a line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from app.core.text import terminal_safe
+
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _terminal_safe_output() -> None:
+    sys.stdout = cast("TextIO", _TerminalSafe(sys.stdout))
+    sys.stderr = cast("TextIO", _TerminalSafe(sys.stderr))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if not (sys.argv[1:] if argv is None else argv):
         return _gui()  # the window at once: no parser to build for no arguments
@@ -122,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.core import redaction
 
     redaction.install()  # no card number or security code in any log record
+    _terminal_safe_output()
     if args.command == "sandbox":
         return _sandbox(args.port, args.host, args.settle_seconds, with_parent=args.with_parent)
     if args.command == "iban":
@@ -254,7 +278,7 @@ def _gateway_order(order_id: str, base_url: str | None, user: str) -> int:
 
 
 async def _print_order(order_id: str, base_url: str, user: str, password: str) -> int:
-    from app.api.errors import ApiError
+    from app.api.errors import ApiError, InvalidInput
     from app.api.gateway import GatewayClient, gateway_transport
     from app.api.transport import Profile, RetryPolicy
     from app.core.gateway.amounts import format_amount
@@ -270,6 +294,9 @@ async def _print_order(order_id: str, base_url: str, user: str, password: str) -
         return EXIT_INVALID_INPUT
     try:
         order = await client.get_order(order_id)
+    except InvalidInput as exc:  # refused before anything was sent: a usage error
+        print(f"partner-desk gateway: {exc}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
     except ApiError as exc:
         print(f"Order {printable(order_id, 80)}: {_describe(exc)}", file=sys.stderr)
         return EXIT_INVALID_INPUT if exc.status == 400 else EXIT_API_FAILURE

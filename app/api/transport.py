@@ -50,6 +50,7 @@ log = logging.getLogger("partner_desk.api")
 # libraries; a million-record statement (280 MB) then takes 4,400 of them, a tenth of its
 # load. Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
 READ_BYTES = 256 * 1024
+SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
 httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
 
 MiB = 1024 * 1024
@@ -351,10 +352,13 @@ class Transport:
     def _read_server_time(self, response: httpx.Response) -> None:
         try:
             told = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
-        except (TypeError, ValueError, IndexError):
+            if told.tzinfo is None:
+                return  # a time of no known zone
+            told = told.astimezone(dt.UTC)
+        except (TypeError, ValueError, IndexError, OverflowError):
             return  # no Date header, or not one we can read: keep what we knew
-        if told.tzinfo is None:
-            return
+        if not SERVER_YEARS[0] <= told.year <= SERVER_YEARS[1]:
+            return  # a clock this far off is no clock: every date sum with it would overflow
         self.server_offset = told - dt.datetime.now(dt.UTC)
 
     def _where(self) -> str:

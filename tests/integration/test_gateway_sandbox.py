@@ -960,16 +960,37 @@ def test_a_customer_shows_only_masked_cards(url):
     assert answer.json()["cards"][0]["last4"] == "1111"
 
 
-def test_card_data_goes_only_to_the_gateways_own_address(url):
-    async def work(client):
-        order = await client.create_order(build(g.OrderCreate, order_body()))
-        forged = order.model_copy(update={"api_do_url": "https://evil.example/gateway/x/do/"})
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "https://evil.example/gateway/orders/{id}/do/",  # another host
+        "{base}/../evil/do/",  # the same host, another path: dot segments
+        "{base}/orders/{id}/do/../../../evil/do/",
+        "{base}/%2e%2e/evil/do/",  # percent-encoded dot segments
+        "{base}/orders/{id}/%2E%2E/%2e%2E/evil/do/",
+        "{base}/orders/{other}/do/",  # another order's address
+        "{base}/orders/{id}/do/?then=https://evil.example",
+        "{base}/orders/{id}/do/#x",
+        "{base}/orders/{id}/capture/",  # not the payment address
+    ],
+)
+def test_card_data_goes_only_to_the_orders_own_payment_address(url, forged):
+    async def create(client):
+        return await client.create_order(build(g.OrderCreate, order_body()))
+
+    order = with_gateway(url, create)
+    address = forged.format(base=f"{url}/gateway", id=order.id, other=uuid.uuid4())
+    httpx.delete(f"{url}/_sandbox/requests")
+
+    async def pay(client):
         with pytest.raises(InvalidInput) as error:
-            await client.pay(forged, card())
+            await client.pay(order.model_copy(update={"api_do_url": address}), card())
         return error
 
-    error = with_gateway(url, work)
+    error = with_gateway(url, pay)
     assert error.value.field == "api_do_url"
+    assert "card data goes only there" in str(error.value)
+    assert httpx.get(f"{url}/_sandbox/requests").json() == []  # nothing was sent anywhere
 
 
 def test_no_full_card_number_in_any_log_record_or_the_journal(url, caplog):

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -27,7 +27,22 @@ def segment(name: str, value: str, bound: Bound = limits.CLIENT_ID) -> str:
         raise InvalidInput(name, problem)
     if any(ch in "/\\?#" or ch.isspace() or not ch.isprintable() for ch in value):
         raise InvalidInput(name, "has a space, a slash or a character an ID cannot hold")
+    if _dot_segment(value):
+        # a path would read it as "this folder" or "the one above": the list, or the root
+        raise InvalidInput(name, f"{value!r} cannot be an ID: it would name another path")
     return quote(value, safe="")
+
+
+def _dot_segment(value: str) -> bool:
+    """"." or "..", written out or percent-encoded (once, or again and again)."""
+    for _ in range(4):
+        if value in (".", ".."):
+            return True
+        decoded = unquote(value)
+        if decoded == value:
+            return False
+        value = decoded
+    return True  # encoded past any reason: no ID looks like that
 
 
 def page(

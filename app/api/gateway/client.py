@@ -92,7 +92,7 @@ class GatewayClient(Operations):
         return await self._call(
             one(Order),
             "POST",
-            self._payment_path(order.api_do_url),
+            self._payment_path(order),
             body=payment.body(),
             request_id=request_id,
         )
@@ -131,16 +131,27 @@ class GatewayClient(Operations):
     def _order_path(order_id: str, action: str = "") -> str:
         return f"/orders/{segment('order id', order_id, ID)}/{action}"
 
-    def _payment_path(self, api_do_url: str) -> str:
+    def _payment_path(self, order: Order) -> str:
+        """The order's payment path, when its api_do_url is exactly the gateway's documented
+        one for that order (/orders/{order_id}/do/ under the gateway's address): no other
+        host, no other path (dot segments, percent-encoded or not, are another path), no
+        query, no fragment. Card data goes nowhere else."""
         base = self.transport.profile.base_url.rstrip("/")
-        target, root = urlsplit(api_do_url), urlsplit(base)
-        same_origin = (target.scheme, target.netloc) == (root.scheme, root.netloc)
-        if not same_origin or not target.path.startswith(root.path + "/") or target.query:
+        path = self._order_path(order.id, "do/")
+        target, root = urlsplit(order.api_do_url), urlsplit(base)
+        if (target.scheme, target.netloc, target.path, target.query, target.fragment) != (
+            root.scheme,
+            root.netloc,
+            root.path + path,
+            "",
+            "",
+        ):
             raise InvalidInput(
                 "api_do_url",
-                f"is not an address of the gateway at {base}: card data goes only there",
+                f"is not the payment address of order {order.id} at the gateway {base}: "
+                "card data goes only there",
             )
-        return target.path[len(root.path) :]
+        return path
 
 
 def _amount(field: str, value: Decimal, currency: str) -> str:

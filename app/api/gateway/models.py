@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     Field,
     SecretStr,
     StringConstraints,
@@ -23,7 +24,14 @@ from pydantic import (
 
 from app.api.fields import Country, Currency, Email
 from app.api.models import Model, RequestModel
-from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
+from app.core.gateway.amounts import (
+    AmountError,
+    answer_amount,
+    answer_percent,
+    format_amount,
+    parse_amount,
+    smallest,
+)
 from app.core.gateway.cards import ascii_digits, luhn
 from app.core.gateway.matrix import BY_CODE, FIELDS, Item, conflicts, derive
 
@@ -88,6 +96,44 @@ def _date8(text: str, shape: str = "%Y%m%d") -> dt.date:
         raise ValueError(f"{text!r} is not a date {shape.replace('%', '').lower()}") from None
 
 
+def _answer_amount(value: object) -> Decimal:
+    try:
+        return answer_amount(value)
+    except AmountError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _answer_percent(value: object) -> Decimal:
+    try:
+        return answer_percent(value)
+    except AmountError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# a decimal of an answer, read from bounded text only (never "1E+999999999")
+AnswerAmount = Annotated[Decimal, BeforeValidator(_answer_amount)]
+AnswerPercent = Annotated[Decimal, BeforeValidator(_answer_percent)]
+
+EARLIEST, LATEST = 1900, 9000  # the years a moment in an answer may fall in
+
+
+def _answer_time(moment: dt.datetime) -> dt.datetime:
+    """A moment of an answer, in UTC: with its zone, and within years every date sum the desk
+    makes stays inside (a year-1 date with an offset, or 9999's, overflowed when shown)."""
+    if moment.tzinfo is None:
+        raise ValueError("a moment needs its time zone, such as Z")
+    try:
+        utc = moment.astimezone(dt.UTC)
+    except OverflowError:
+        utc = None
+    if utc is None or not EARLIEST <= utc.year <= LATEST:
+        raise ValueError(f"{moment.isoformat()[:40]} is not a moment from {EARLIEST} to {LATEST}")
+    return utc
+
+
+AnswerTime = Annotated[dt.datetime, AfterValidator(_answer_time)]
+
+
 # ---------------------------------------------------------------- customers and taxes
 
 
@@ -106,7 +152,7 @@ class SavedCard(Model):
     exp_month: int
     exp_year: int
     scenario: SavingScenario | None
-    saved_at: dt.datetime
+    saved_at: AnswerTime
 
     @property
     def masked(self) -> str:
@@ -116,7 +162,7 @@ class SavedCard(Model):
 class Customer(Model):
     id: str
     email: str
-    created_at: dt.datetime
+    created_at: AnswerTime
     cards: list[SavedCard]
 
 
@@ -136,7 +182,7 @@ class TaxCreate(RequestModel):
 class Tax(Model):
     id: str
     name: str
-    percent: Decimal
+    percent: AnswerPercent
 
 
 # ---------------------------------------------------------------- order request
@@ -434,16 +480,16 @@ class AvsStatus(Model):
 
 
 class HistoryEntry(Model):
-    at: dt.datetime
+    at: AnswerTime
     event: str
     status: OrderStatus
-    amount: Decimal | None = None
+    amount: AnswerAmount | None = None
     message: str
 
 
 class PaidCard(Model):
     brand: Brand
-    last4: str
+    last4: Annotated[str, StringConstraints(pattern=r"^[0-9]{4}$")]  # never more of the number
 
     @property
     def masked(self) -> str:
@@ -456,13 +502,13 @@ class Order(Model):
     scenario: Literal["one_step", "two_step", "zero_amount"]
     capabilities: list[str]
     currency: str
-    amount: Decimal
-    amount_reserved: Decimal
-    amount_captured: Decimal
-    amount_refunded: Decimal
-    reserved_until: dt.datetime | None
-    created_at: dt.datetime
-    paid_at: dt.datetime | None = None
+    amount: AnswerAmount
+    amount_reserved: AnswerAmount
+    amount_captured: AnswerAmount
+    amount_refunded: AnswerAmount
+    reserved_until: AnswerTime | None
+    created_at: AnswerTime
+    paid_at: AnswerTime | None = None
     checkout_url: str
     checkout_script_url: str
     api_do_url: str
@@ -473,13 +519,6 @@ class Order(Model):
     customer_id: str | None = None
     card: PaidCard | None = None
     history: list[HistoryEntry]
-
-    @field_validator(
-        "amount", "amount_reserved", "amount_captured", "amount_refunded", mode="before"
-    )
-    @classmethod
-    def _no_float(cls, value: object) -> Decimal:
-        return _decimal(value)
 
     @property
     def items(self) -> set[Item]:

@@ -10,6 +10,9 @@ from decimal import Decimal, InvalidOperation
 from app.core.money import MoneyError, exponent
 
 _TEXT = re.compile(r"[0-9]{1,15}(\.[0-9]{1,15})?")
+# an amount in an answer, as gateway.yaml's amountText writes it
+_ANSWER = re.compile(r"[0-9]{1,13}(\.[0-9]{1,4})?")
+_PERCENT = re.compile(r"[0-9]{1,3}(\.[0-9]{1,2})?")
 
 
 class AmountError(ValueError):
@@ -56,3 +59,25 @@ def format_amount(amount: Decimal, currency: str) -> str:
 def smallest(currency: str) -> Decimal:
     """The smallest amount of the currency: 0.01 EUR, 1 JPY."""
     return Decimal(1).scaleb(-exponent(currency))
+
+
+def answer_amount(value: object) -> Decimal:
+    """An amount as the gateway's answers carry it: a string of at most 13 digits before the
+    point and 4 after ("10.50"). Anything else (a float, an exponent, a huge number, a
+    negative one) is no amount: AmountError. Only bounded text is ever turned into a Decimal,
+    so an answer cannot make the desk print or hold an unbounded number."""
+    if not isinstance(value, str) or not _ANSWER.fullmatch(value):
+        shown = repr(value)[:40] if isinstance(value, str) else type(value).__name__
+        raise AmountError(
+            f'{shown} is not an amount like "10.50" (at most 13 digits before the point '
+            "and 4 after)"
+        )
+    return Decimal(value)
+
+
+def answer_percent(value: object) -> Decimal:
+    """A tax percent in an answer: "21.00", from 0 to 100 with at most 2 decimals."""
+    if not isinstance(value, str) or not _PERCENT.fullmatch(value) or Decimal(value) > 100:
+        shown = repr(value)[:40] if isinstance(value, str) else type(value).__name__
+        raise AmountError(f'{shown} is not a percent like "21.00" (0 to 100, 2 decimals)')
+    return Decimal(value)
