@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import re
 
-# 13 to 19 digits, maybe grouped by spaces, dashes or dots (a few of them, or as a URL writes
-# them: + and %20), not part of a longer word or number: shaped like a card number (an IBAN's
-# digits follow its letters)
-CARD_SHAPED = re.compile(
-    r"(?<![\dA-Za-z])(?:\d(?:[ .\t+-]|%20|%2[dD]){0,3}){12,18}\d(?![\dA-Za-z])"
-)
+# 13 to 19 digits, maybe grouped by spaces or hyphens (or dots, tabs, and as a URL writes
+# them, + and %20), wherever they stand: letters around them do not make them less a card
+CARD_SHAPED = re.compile(r"\d(?:(?:[ .\t+-]|%20|%2[dD]){0,3}\d){12,18}")
 
 
 def ascii_digits(text: str) -> bool:
@@ -56,19 +53,63 @@ def masked(number: str) -> str:
 _IBAN_SHAPED = (
     r"(?<![0-9A-Za-z])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![0-9A-Za-z])"
 )
-_URL_SEPARATOR = re.compile("%2[0dD]")
-_SCAN = re.compile(f"(?P<iban>{_IBAN_SHAPED})|(?P<card>{CARD_SHAPED.pattern})")
+# a UUID (8-4-4-4-12), digits only or not: never a card
+_UUID_SHAPED = (
+    r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f])"
+)
+_SEPARATOR = r"(?:[ .\t+-]|%20|%2[dD]){1,3}"
+_KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}")
+# digits in groups: a run of them, read a group at a time
+_RUN = re.compile(f"\\d+(?:{_SEPARATOR}\\d+)*")
+_GROUP = re.compile(r"%2[0dD]|(\d+)")
 
 
 def mask_card_numbers(text: str) -> str:
-    """Text with everything shaped like a card number masked to its last four digits, whether
-    or not it passes the Luhn check (a mistyped number is still somebody's card). IBANs are
-    left as they are."""
+    """Text with every card number in it masked to its last four digits. A card number is 13
+    to 19 digits that pass the Luhn check, written whole or in groups, and not part of a
+    longer run of digits (a group of 20 digits is no card, nor are some of its digits);
+    letters around it do not protect it. IBANs and UUIDs are never cards: they are set
+    aside first, so that no run of digits reaches into them."""
+    pieces, written = [], 0
+    for kept in _KEPT.finditer(text):
+        if kept.group("iban") and not _iban_checks(kept.group()):
+            continue  # shaped like an IBAN, but none: its digits are looked at as any others
+        pieces += [_RUN.sub(_masked_run, text[written : kept.start()]), kept.group()]
+        written = kept.end()
+    pieces.append(_RUN.sub(_masked_run, text[written:]))
+    return "".join(pieces)
 
-    def mask(match: re.Match[str]) -> str:
-        if match.group("iban"):
-            return match.group()
-        found = digits(_URL_SEPARATOR.sub("", match.group()))
-        return "*" * (len(found) - 4) + found[-4:]
 
-    return _SCAN.sub(mask, text)
+def _iban_checks(text: str) -> bool:
+    """The IBAN's check digits fit (ISO 13616, mod 97): letters before a card number do not
+    make it an IBAN."""
+    compact = "".join(text.split()).upper()
+    moved = compact[4:] + compact[:4]
+    return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
+
+
+def _masked_run(match: re.Match[str]) -> str:
+    return _mask_run(match.group())
+
+
+def _mask_run(run: str) -> str:
+    """A run of digit groups with each card number in it masked: the longest whole groups,
+    from the left, that make 13 to 19 digits passing the Luhn check."""
+    groups = [(m.start(1), m.end(1)) for m in _GROUP.finditer(run) if m.group(1)]
+    pieces, written, index = [], 0, 0
+    while index < len(groups):
+        number, found = "", -1
+        for last in range(index, len(groups)):
+            number += run[groups[last][0] : groups[last][1]]
+            if len(number) > 19:
+                break
+            if len(number) >= 13 and luhn(number):
+                found = last
+        if found < 0:
+            index += 1
+            continue
+        start, end = groups[index][0], groups[found][1]
+        digits_found = "".join(run[a:b] for a, b in groups[index : found + 1])
+        pieces += [run[written:start], "*" * (len(digits_found) - 4) + digits_found[-4:]]
+        written, index = end, found + 1
+    return "".join([*pieces, run[written:]])

@@ -47,7 +47,15 @@ def generic_apology(reference: str, kind: str = "error ID") -> str:
 
 
 def message_for(error: BaseException) -> ErrorMessage:
-    """The box the contract's error table prescribes for an error."""
+    """The box the contract's error table prescribes for an error, with any card number a
+    server (or an exception) put in it masked to its last four digits."""
+    from app.core.redaction import redact
+
+    message = _message_for(error)
+    return ErrorMessage(redact(message.title), redact(message.text))
+
+
+def _message_for(error: BaseException) -> ErrorMessage:
     if isinstance(error, InvalidInput):
         return ErrorMessage("Invalid input", str(error))
     if isinstance(error, NotSignedIn):

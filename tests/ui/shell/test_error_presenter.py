@@ -24,6 +24,21 @@ def test_400_shows_title_and_failure_message_then_error_id():
     assert message.text == "Amount is too large\nError: 8f1c2d"
 
 
+def test_a_card_number_a_server_puts_in_its_message_is_shown_masked():
+    body = {
+        "failure_message": "Card abc4111111111111111xyz refused for order "
+        "12345678-1234-1234-1234-123456789012",
+        "error_id": "e-4111 1111 1111 1111",
+        "title": "Refused 5555555555554444",
+    }
+    message = message_for(BadRequest("x", status=400, request_id="r1", **body))
+    assert message.title == "Refused ************4444"
+    assert message.text == (
+        "Card abc************1111xyz refused for order 12345678-1234-1234-1234-123456789012\n"
+        "Error: e-************1111"
+    )
+
+
 @pytest.mark.parametrize(
     ("kind", "status"),
     [(ServerError, 500), (Unauthorized, 401), (UnexpectedStatus, 404), (ServerError, 503)],

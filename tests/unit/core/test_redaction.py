@@ -14,9 +14,17 @@ from app.core.redaction import RedactingFilter, redact
         ("card 4111111111111111 ok", "card ************1111 ok"),
         ("card 4111 1111 1111 1111.", "card ************1111."),
         ("amex 3782-822463-10005", "amex ***********0005"),
-        # failing the Luhn check is still somebody's (mistyped) card
-        ("4111111111111112", "************1112"),
         ("4111  1111  1111  1111", "************1111"),
+        # letters around a card number do not protect it
+        ("abc4111111111111111xyz", "abc************1111xyz"),
+        ("id=x4111-1111-1111-1111y", "id=x************1111y"),
+        ("XX4111111111111111", "XX************1111"),  # shaped like an IBAN, but none
+        # a card number followed by more digits in groups: the card is still masked
+        ("4111111111111111 12/29", "************1111 12/29"),
+        (
+            "4111111111111111-1234-1234-1234-123456789012",
+            "************1111-1234-1234-1234-123456789012",
+        ),
         ("q=4111+1111+1111+1111&x", "q=************1111&x"),
         ("4111%201111%201111%201111", "************1111"),
         ('{"cvv": "123", "csc":"4321"}', '{"cvv": "***", "csc":"***"}'),
@@ -38,6 +46,10 @@ def test_sensitive_values_are_masked(text, expected):
         "2026-11-23T09:10:11Z 12.5 ms amount 100000",
         "order 123456789012",  # 12 digits: not card-shaped
         "LT12 1000 0111 0100 1000 and DE89370400440532013000",
+        "4111111111111112",  # 16 digits failing the Luhn check: no card number
+        "41111111111111110000",  # part of a longer run of digits
+        "a UUID of digits only 12345678-1234-1234-1234-123456789012",
+        "99 12345678-1234-5678-1234-567812345678 and 41111111111111115555",
     ],
 )
 def test_other_numbers_are_left_alone(text):
