@@ -10,6 +10,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+MIN_KEY_BITS = 2048  # a shorter RSA key can be factored: its signatures prove nothing
+
 
 class UnusableKey(ValueError):
     """A public key that cannot be used; the message says why."""
@@ -22,6 +24,11 @@ def load_public_key(pem: bytes) -> rsa.RSAPublicKey:
         raise UnusableKey(f"not a PEM public key: {exc}") from None
     if not isinstance(key, rsa.RSAPublicKey):
         raise UnusableKey("not an RSA public key")
+    if key.key_size < MIN_KEY_BITS:
+        raise UnusableKey(
+            f"an RSA key of {key.key_size} bits is too weak to trust: at least "
+            f"{MIN_KEY_BITS} bits are needed"
+        )
     return key
 
 

@@ -396,3 +396,22 @@ def test_a_sandbox_whose_parent_was_killed_ends_too():
     parent.stdout.close()
     if parent.stdin is not None:
         parent.stdin.close()
+
+
+def test_the_receiver_refuses_a_weak_signing_key(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    weak = rsa.RSAPublicNumbers(65537, (1 << 511) | 1).public_key()
+    key_file = tmp_path / "weak.pem"
+    key_file.write_bytes(
+        weak.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    result = run_cli("webhooks", "serve", "--port", "0", "--public-key", str(key_file))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"partner-desk webhooks: --public-key {key_file}: an RSA key of 512 bits is too weak "
+        "to trust: at least 2048 bits are needed\n"
+    )

@@ -34,7 +34,7 @@ def segment(name: str, value: str, bound: Bound = limits.CLIENT_ID) -> str:
 
 
 def _dot_segment(value: str) -> bool:
-    """"." or "..", written out or percent-encoded (once, or again and again)."""
+    """ "." or "..", written out or percent-encoded (once, or again and again)."""
     for _ in range(4):
         if value in (".", ".."):
             return True

@@ -166,3 +166,23 @@ def test_a_surrogate_in_a_batch_never_takes_the_others_down():
     assert results[0] is True and results[2] is True
     assert isinstance(results[1], UnicodeEncodeError)
     assert sorted(store.stored) == sorted([events[0].event_id, events[2].event_id])
+
+
+@pytest.mark.parametrize("bits", [512, 1024, 2047])
+def test_an_rsa_key_under_2048_bits_is_refused_saying_so(bits):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from app.webhooks.signature import UnusableKey
+
+    # a public key is a modulus and an exponent: one of that many bits is all it takes
+    weak = rsa.RSAPublicNumbers(65537, (1 << (bits - 1)) | 1).public_key()
+    pem = weak.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    with pytest.raises(UnusableKey) as refused:
+        load_public_key(pem)
+    assert str(refused.value) == (
+        f"an RSA key of {bits} bits is too weak to trust: at least 2048 bits are needed"
+    )
+    assert load_public_key(PUBLIC_PEM).key_size == 2048  # the one used elsewhere is taken
