@@ -780,6 +780,20 @@ def test_travel_data_one_member_with_digit_dates(url):
             "SDWO Funding and SDWO Purchase cannot be combined",
         ),
         ({"use_scenario": "recurring", "is_moto": True}, "Recurring and MOTO cannot be combined"),
+        # the matrix comes before the data: the saved card of a customer the gateway does
+        # not know, or a price too fine, is not what is refused first
+        (
+            {
+                "use_scenario": "recurring",
+                "is_moto": True,
+                "client": {"email": "moto@ex.lt", "original_client": str(uuid.UUID(int=7))},
+            },
+            "Recurring and MOTO cannot be combined",
+        ),
+        (
+            {"payment_system": "QCASH", "is_moto": True, "products": [{"title": "X", "price": 0}]},
+            "QCash and MOTO cannot be combined",
+        ),
         (
             {
                 "products": None,

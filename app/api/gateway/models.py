@@ -350,6 +350,12 @@ class OrderCreate(RequestModel):
 
     @model_validator(mode="after")
     def _rules(self) -> OrderCreate:
+        # the matrix first, as the gateway checks it: a combination is named before the data
+        items = derive(self.model_dump(exclude_none=True))
+        found = conflicts(items, saved_as=self.setup_future_use)
+        if found:
+            _first, second, reason = found[0]
+            raise ValueError(f"{FIELDS[second]}: {reason}")
         for index, product in enumerate(self.products or []):
             where = f"products.{index}.price"
             try:
@@ -360,8 +366,6 @@ class OrderCreate(RequestModel):
             if price < low:
                 raise ValueError(f"{where}: must be at least {format_amount(low, self.currency)}")
             product.price = price
-        fields = self.model_dump(exclude_none=True)
-        items = derive(fields)
         zero_amount = Item.ZA in items
         if zero_amount and self.products:
             raise ValueError("products: a Zero-Amount order (payment_system AUTH) sends none")
@@ -370,10 +374,6 @@ class OrderCreate(RequestModel):
                 "products: are required, except in a Zero-Amount order, which needs "
                 "setup_future_use or force_save_method"
             )
-        found = conflicts(items, saved_as=self.setup_future_use)
-        if found:
-            _first, second, reason = found[0]
-            raise ValueError(f"{FIELDS[second]}: {reason}")
         if Item.AF in items:
             for name in ("first_name", "last_name", "address", "city", "country"):
                 if getattr(self.client, name) is None:

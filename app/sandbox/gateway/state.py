@@ -355,6 +355,9 @@ class Gateway:
     def create_order(self, merchant: Merchant, body: dict[str, Any]) -> Pending[Order]:
         """Check an order request (already valid against gateway.yaml) against every rule."""
         room(len(self.orders), MAX_ORDERS, "orders")
+        # the matrix first: a combination the contract forbids is refused naming both items,
+        # whatever else is wrong with the data (the saved card's own scenario is known later)
+        self._refuse_conflicts(derive(body, avs=merchant.avs), body)
         client: dict[str, Any] = body["client"]
         currency: str = body["currency"]
         if merchant.avs:
@@ -383,9 +386,7 @@ class Gateway:
 
         customer_id, chosen, saved_as = self._saved_method(merchant.name, body, saves)
         items = derive(body, avs=merchant.avs, saved_as=saved_as if chosen is not None else None)
-        found = conflicts(items, saved_as=body.get("setup_future_use"))
-        if found:
-            raise Refusal(found[0][2], title="Incompatible combination")
+        self._refuse_conflicts(items, body)
         self._check_rules(body, items)
         scenario = next(item for item in (Item.TS, Item.ZA, Item.OS) if item in items)
         now = self.now()
@@ -405,6 +406,12 @@ class Gateway:
             saved_as=saved_as,
         ).then(now, "created", f"Order created: {NAMES[scenario]}", event_amount=amount)
         return Pending(order, lambda: self.orders.__setitem__(order.id, order))
+
+    @staticmethod
+    def _refuse_conflicts(items: set[Item], body: dict[str, Any]) -> None:
+        found = conflicts(items, saved_as=body.get("setup_future_use"))
+        if found:
+            raise Refusal(found[0][2], title="Incompatible combination")
 
     def _total(self, merchant: str, products: list[dict[str, Any]], currency: str) -> Decimal:
         total = Decimal(0)
