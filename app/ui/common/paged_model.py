@@ -4,7 +4,7 @@ the user scrolls (canFetchMore/fetchMore). Each row keeps its object, reachable 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -62,8 +62,17 @@ class PagedTableModel(ReadOnlyTableModel, Generic[T]):
     def items(self) -> list[T]:
         return self._items
 
+    def key(self, item: T) -> Hashable | None:
+        """What makes an item the same one (an id); None: items are not matched (the
+        default). With a key, an item a page brings that is listed already replaces its row
+        instead of showing twice."""
+        return None
+
     def reload(self, query: Any = None) -> None:
-        """Start again from the first page, with this query."""
+        """Start again from the first page, with this query: the load in flight, if any, is
+        dropped (one load at a time; the latest wins)."""
+        if self.pending is not None and not self.pending.done():
+            self.pending.cancel()
         self.beginResetModel()
         self._items, self._cells = [], []
         self._query = query
@@ -95,11 +104,19 @@ class PagedTableModel(ReadOnlyTableModel, Generic[T]):
             return
         self._fetching = False
         self._exhausted = len(page) < self.page_size
-        if page:
+        new = []
+        rows = {self.key(item): row for row, item in enumerate(self._items)}
+        for item in page:
+            row = rows.get(self.key(item))
+            if row is None or self.key(item) is None:
+                new.append(item)
+            else:  # listed already (shown on its own meanwhile): its row, not a second one
+                self._set_row(row, item)
+        if new:
             first = len(self._items)
-            self.beginInsertRows(QModelIndex(), first, first + len(page) - 1)
-            self._items.extend(page)
-            self._cells.extend(self._cells_of(item) for item in page)
+            self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
+            self._items.extend(new)
+            self._cells.extend(self._cells_of(item) for item in new)
             self.endInsertRows()
         self.page_loaded.emit(len(self._items))
 
@@ -107,10 +124,13 @@ class PagedTableModel(ReadOnlyTableModel, Generic[T]):
         """Show an item as the service now returns it (after an edit)."""
         for row, known in enumerate(self._items):
             if same(known):
-                self._items[row] = item
-                self._cells[row] = self._cells_of(item)
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
+                self._set_row(row, item)
                 return
+
+    def _set_row(self, row: int, item: T) -> None:
+        self._items[row] = item
+        self._cells[row] = self._cells_of(item)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
 
     # -- Qt
 

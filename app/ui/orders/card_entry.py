@@ -2,7 +2,8 @@
 brand, the Luhn check; expiry, cardholder, cvv (not for MOTO); or a customer's saved card,
 masked. After the payment is sent the number and the code are cleared from the widgets (and
 their undo history) and dropped: they are never logged, stored, put in the settings or on the
-clipboard — the inputs refuse copy, cut and drag.
+clipboard — the inputs hold no selection: nothing of them can be copied, dragged, or reach
+the X11 PRIMARY selection.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -43,21 +44,46 @@ BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"
 NEW_CARD = "A card typed here"
 
 
+# keys that copy, or select text (on X11 a selection is copied to the PRIMARY selection, which
+# a middle click pastes into any program, even after the dialog is gone)
+_REFUSED_KEYS = tuple(
+    key
+    for name, key in QKeySequence.StandardKey.__members__.items()
+    if name in ("Copy", "Cut") or name.startswith("Select")
+)
+
+
 class SecretLineEdit(QLineEdit):
-    """An input for card data: no copy, no cut, no drag, no context menu."""
+    """An input for card data that holds no selection, so nothing of it can be copied: not
+    with a key, not by dragging, not through a context menu, and not to the X11 PRIMARY
+    selection, which Qt fills with any text selected by mouse or keyboard."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
         self.setDragEnabled(False)
+        self.selectionChanged.connect(self._no_selection)
+
+    def _no_selection(self) -> None:
+        if self.hasSelectedText():
+            self.deselect()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's API
-        if event.matches(QKeySequence.StandardKey.Copy) or event.matches(
-            QKeySequence.StandardKey.Cut
-        ):
+        if any(event.matches(key) for key in _REFUSED_KEYS):
             event.ignore()
             return
         super().keyPressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's API
+        self.deselect()  # Qt copies the selection to PRIMARY on the release: there is none
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's API
+        event.ignore()  # a double click selects a word
+
+    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt's API
+        super().focusInEvent(event)  # Tab into a field selects its text
+        self.deselect()
 
     def wipe(self) -> None:
         """Empty, with no undo history left to bring the text back."""

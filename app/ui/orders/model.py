@@ -130,6 +130,9 @@ class OrdersModel(PagedTableModel["Order"]):
             return _RIGHT
         return None
 
+    def key(self, item: Order) -> str:
+        return item.id  # an order is listed once, whatever brought it
+
     def show_order(self, order: Order) -> None:
         """An order as the service now returns it: replaced in place, or added on top."""
         for known in self.items():

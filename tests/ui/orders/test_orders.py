@@ -596,3 +596,70 @@ def test_one_click_and_automatic_follow_ups_from_the_windows(qtbot, qloop, windo
     answer(qloop, window, area, "confirmation")
     assert area.current.status == "charged"
     assert detail.fields["card"].text() == "mastercard •••• 4444"
+
+
+def test_the_card_number_and_code_can_be_neither_copied_nor_selected_and_go_on_close(
+    qtbot, qloop, window
+):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QClipboard, QGuiApplication
+
+    area = orders(window)
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog)
+    create(qloop, window, area, dialog)
+    area.view.detail.action_buttons["pay"].click()
+    settle(qloop, window)
+    card = area.card_dialog
+    clipboard = QGuiApplication.clipboard()
+    modes = [QClipboard.Mode.Clipboard, QClipboard.Mode.Selection]
+    for mode in modes:
+        clipboard.setText("before", mode)
+    before = {mode: clipboard.text(mode) for mode in modes}
+    card.number.setText("4111 1111 1111 1111")
+    card.cvv.setText("123")
+    for field in (card.number, card.cvv):
+        field.setFocus()
+        # every way a person selects: the keyboard, a double click, a drag, Tab into it
+        qtbot.keyClick(field, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(field, Qt.Key.Key_Home, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.keyClick(field, Qt.Key.Key_Left, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.mouseDClick(field, Qt.MouseButton.LeftButton)
+        qtbot.mousePress(field, Qt.MouseButton.LeftButton, pos=QPoint(4, 8))
+        qtbot.mouseMove(field, QPoint(field.width() - 4, 8))
+        qtbot.mouseRelease(field, Qt.MouseButton.LeftButton, pos=QPoint(field.width() - 4, 8))
+        field.selectAll()
+        assert not field.hasSelectedText()
+        qtbot.keyClick(field, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(field, Qt.Key.Key_X, Qt.KeyboardModifier.ControlModifier)
+        field.copy()
+        field.cut()
+        assert field.contextMenuPolicy() == Qt.ContextMenuPolicy.NoContextMenu
+        assert not field.dragEnabled()
+    assert card.number.text() == "4111 1111 1111 1111" and card.cvv.text() == "123"
+    assert {mode: clipboard.text(mode) for mode in modes} == before
+    card.done(0)  # closed unpaid: nothing of the card stays in the widgets
+    assert card.number.text() == "" and card.cvv.text() == ""
+    assert not card.number.isUndoAvailable() and not card.cvv.isUndoAvailable()
+    settle(qloop, window)
+
+
+def test_f5_lists_each_order_once_with_one_load(qtbot, qloop, window, gateway_sandbox):
+    area = orders(window)
+    for email in ("f5-a@ex.lt", "f5-b@ex.lt", "f5-c@ex.lt"):
+        dialog = open_form(qloop, window, area)
+        fill_basic(dialog, email=email)
+        create(qloop, window, area, dialog)
+    area.show_orders()
+    settle(qloop, window)
+    area.view.table.selectRow(1)  # an order is shown in the detail, as after a look-up
+    assert area.current is not None
+    httpx.delete(f"{gateway_sandbox.url}/_sandbox/requests")
+    for _ in range(3):  # F5, again and again before the list is back
+        window.refresh_current()
+    settle(qloop, window)
+    ids = [order.id for order in area.model.items()]
+    assert len(ids) == len(set(ids)) >= 3
+    journal = httpx.get(f"{gateway_sandbox.url}/_sandbox/requests").json()
+    answered = [e for e in journal if e["path"] == "/gateway/orders/" and e["method"] == "GET"]
+    assert len(answered) <= 3  # the loads overtaken were dropped, none added rows
