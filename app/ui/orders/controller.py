@@ -14,13 +14,14 @@ from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox
 
 from app.api.action import ActionKey, OutcomeUnknown
 from app.api.errors import ApiError, InvalidInput, UnexpectedStatus
 from app.core import limits
+from app.ui.common.browser import open_secret_address
 from app.ui.common.paged_model import ItemRole
 from app.ui.orders.amount_dialog import AmountDialog
 from app.ui.orders.card_entry import CardEntryDialog
@@ -59,6 +60,7 @@ class OrdersArea:
         self.card_dialog: CardEntryDialog | None = None
         self.amount_dialog: AmountDialog | None = None
         self.confirmation: QMessageBox | None = None
+        self.no_browser: QMessageBox | None = None  # the address shown when none opened
         self.taxes_dialog: TaxesDialog | None = None
         self.customers_dialog: CustomersDialog | None = None
         self._shown = False
@@ -205,18 +207,9 @@ class OrdersArea:
         if order is None:
             return
         url = order.checkout_url if which == "checkout" else order.three_ds_url
-        if url and not QDesktopServices.openUrl(QUrl(url)):  # the system browser
-            box = QMessageBox(
-                QMessageBox.Icon.Information,
-                "No browser",
-                "No browser could be opened on this computer. Open this address in one:\n" + url,
-                QMessageBox.StandardButton.Ok,
-                self.view,
-            )
-            box.setTextFormat(Qt.TextFormat.PlainText)
-            box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            box.finished.connect(box.deleteLater)
-            box.open()
+        if url:
+            what = "checkout page" if which == "checkout" else "3-D Secure page"
+            self.no_browser = open_secret_address(url, what, self.view)
 
     def _copy_id(self) -> None:
         if self.current is not None:

@@ -663,3 +663,33 @@ def test_f5_lists_each_order_once_with_one_load(qtbot, qloop, window, gateway_sa
     journal = httpx.get(f"{gateway_sandbox.url}/_sandbox/requests").json()
     answered = [e for e in journal if e["path"] == "/gateway/orders/" and e["method"] == "GET"]
     assert len(answered) <= 3  # the loads overtaken were dropped, none added rows
+
+
+def test_without_a_browser_the_3ds_address_is_shown_with_copy_and_never_logged(
+    qtbot, qloop, window, caplog
+):
+    from PySide6.QtGui import QGuiApplication
+
+    caplog.set_level(logging.DEBUG)
+    area = orders(window)
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog)
+    create(qloop, window, area, dialog)
+    pay_with_card(qloop, window, area, "4000 0000 0000 3220")  # a card that asks for 3-D Secure
+    assert area.current.status == "pending_3ds"
+    address = area.current.three_ds_url
+    token = address.rstrip("/").rsplit("/", 1)[-1]
+    assert area.view.detail.three_ds_button.isEnabled()
+    area.view.detail.three_ds_button.click()  # this offscreen screen has no browser
+    box = area.no_browser
+    assert box is not None and box.isVisible()
+    assert box.windowTitle() == "No browser"
+    assert box.text() == (
+        "No browser could be opened on this computer. Open the 3-D Secure page in one; its "
+        f"address is its key, for this order only:\n{address}"
+    )
+    copy = next(b for b in box.buttons() if b.text() == "Copy address")
+    copy.click()
+    assert QGuiApplication.clipboard().text() == address
+    assert token not in caplog.text
+    assert "no browser could be opened for the 3-D Secure page" in caplog.text
