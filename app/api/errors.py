@@ -47,10 +47,20 @@ class ApiError(Exception):
 
 class InvalidInput(ApiError):
     """Input refused before anything is sent; ``field`` names what is wrong. ``problems``
-    holds every field's problem when several are wrong at once (the first is ``field``)."""
+    holds every field's problem when several are wrong at once (the first is ``field``).
+    ``label``: the field as the message names it, when that is not ``field`` itself (a
+    request's path in the user's words: "Client: country" for client.country)."""
 
-    def __init__(self, field: str, problem: str, problems: Mapping[str, str] | None = None) -> None:
-        super().__init__(f"{field}: {problem}" if field else problem)
+    def __init__(
+        self,
+        field: str,
+        problem: str,
+        problems: Mapping[str, str] | None = None,
+        *,
+        label: str | None = None,
+    ) -> None:
+        named = label or field
+        super().__init__(f"{named}: {problem}" if named else problem)
         self.field = field
         self.problem = problem
         self.problems: dict[str, str] = dict(problems or {field: problem})

@@ -651,7 +651,8 @@ def test_account_funding_needs_the_client_and_the_recipient(url):
             g.OrderCreate,
             order_body(client={"email": "a@b.lt"}, recipient_client=recipient),
         )
-    assert "client.first_name: is required for Account Funding" in str(no_address.value)
+    assert "Client: first name: is required for Account Funding" in str(no_address.value)
+    assert no_address.value.field == "client.first_name"
     with httpx.Client(auth=("demo", "demo")) as raw:
         answers = [
             raw.post(

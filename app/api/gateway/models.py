@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.api.fields import Country, Currency, Email
+from app.api.fields import Country, Currency, Email, shaped
 from app.api.models import Model, RequestModel
 from app.core.gateway.amounts import (
     AmountError,
@@ -56,13 +56,32 @@ def _text(high: int, low: int = 1, pattern: str | None = None) -> Any:
     return StringConstraints(min_length=low, max_length=high, pattern=pattern)
 
 
-Uuid = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
+Uuid = Annotated[
+    str,
+    shaped(UUID_PATTERN, "A UUID: 32 hexadecimal digits in groups of 8-4-4-4-12"),
+    StringConstraints(pattern=UUID_PATTERN),
+]
 Name = Annotated[str, _text(100)]
 LongText = Annotated[str, _text(255)]
 Booking = Annotated[str, _text(64)]
-Zip = Annotated[str, _text(16, pattern=r"^[A-Za-z0-9 -]{1,16}$")]
-Subdivision = Annotated[str, _text(3, pattern=r"^[A-Z0-9]{1,3}$")]
-Date8 = Annotated[str, StringConstraints(pattern=r"^[0-9]{8}$")]
+Zip = Annotated[
+    str,
+    shaped(r"^[A-Za-z0-9 -]{0,16}$", "Letters, digits, spaces and dashes, at most 16"),
+    _text(16, pattern=r"^[A-Za-z0-9 -]{1,16}$"),
+]
+Subdivision = Annotated[
+    str,
+    shaped(r"^[A-Z0-9]{0,3}$", "Up to 3 capital letters or digits, such as CA"),
+    _text(3, pattern=r"^[A-Z0-9]{1,3}$"),
+]
+Date8 = Annotated[
+    str, shaped(r"^[0-9]{8}$", "8 digits, yyyymmdd"), StringConstraints(pattern=r"^[0-9]{8}$")
+]
+Airport = Annotated[
+    str,
+    shaped(r"^[A-Z]{3}$", "Three capital letters, such as VNO"),
+    StringConstraints(pattern=r"^[A-Z]{3}$"),
+]
 
 
 def _decimal(value: object) -> Decimal:
@@ -93,7 +112,8 @@ def _date8(text: str, shape: str = "%Y%m%d") -> dt.date:
     try:
         return dt.datetime.strptime(text, shape).date()
     except ValueError:
-        raise ValueError(f"{text!r} is not a date {shape.replace('%', '').lower()}") from None
+        written = "yymmdd" if shape == "%y%m%d" else "yyyymmdd"
+        raise ValueError(f"{text} is not a day of the calendar ({written})") from None
 
 
 def _answer_amount(value: object) -> Decimal:
@@ -242,9 +262,13 @@ class ServiceLocation(RequestModel):
 
 
 class Leg(RequestModel):
-    departure_airport: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
-    carrier_code: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{2}$")]
-    destination_airport: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+    departure_airport: Airport
+    carrier_code: Annotated[
+        str,
+        shaped(r"^[A-Z0-9]{2}$", "Two capital letters or digits, such as BT"),
+        StringConstraints(pattern=r"^[A-Z0-9]{2}$"),
+    ]
+    destination_airport: Airport
     departure_date: Annotated[Date8, AfterValidator(lambda v: _date8(v) and v)]
     service_class: Annotated[str, _text(32)] | None = None
     trip_number: Annotated[str, _text(16)] | None = None
@@ -258,6 +282,7 @@ class AirlineAddendum(RequestModel):
     carrier_name: Name
     ticket_issue_date: Annotated[
         str,
+        shaped(r"^[0-9]{6}$", "6 digits, yymmdd"),
         StringConstraints(pattern=r"^[0-9]{6}$"),
         AfterValidator(lambda v: _date8(v, "%y%m%d") and v),
     ]
@@ -330,7 +355,14 @@ class OrderCreate(RequestModel):
     client: OrderClient
     products: Annotated[list[Product], Field(max_length=100)] | None = None
     currency: Currency
-    language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}$")] | None = None
+    language: (
+        Annotated[
+            str,
+            shaped(r"^[a-z]{2}$", "Two lower-case letters, such as lt"),
+            StringConstraints(pattern=r"^[a-z]{2}$"),
+        ]
+        | None
+    ) = None
     setup_future_use: SavingScenario | None = None
     force_save_method: bool | None = None
     use_scenario: SavingScenario | None = None

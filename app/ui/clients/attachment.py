@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.api.action import ActionKey, OutcomeUnknown
 from app.api.errors import ApiError, InvalidInput
-from app.core import limits
-from app.ui.common import checks
+from app.core import checks, limits
 from app.ui.common.form import FormRows, ReasonLabel
 from app.ui.shell.areas import AreaContext
 

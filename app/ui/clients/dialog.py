@@ -33,10 +33,9 @@ from PySide6.QtWidgets import (
 
 from app.api.action import ActionKey, OutcomeUnknown
 from app.api.errors import ApiError, InvalidInput
-from app.core import limits
+from app.core import checks, limits
+from app.core.checks import Check
 from app.core.limits import Bound
-from app.ui.common import checks
-from app.ui.common.checks import Check
 from app.ui.common.form import (
     INVALID_STYLE,
     PROBLEM_STYLE,

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from app.ui.common import checks
+from app.core import checks
 from app.ui.common.form import INVALID_STYLE
 
 

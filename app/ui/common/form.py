@@ -35,6 +35,13 @@ class Row:
     caption: QLabel
     widget: QWidget
     problem: QLabel
+    section: str = ""  # the part of the form it is in, when the form has several
+
+    @property
+    def named(self) -> str:
+        """The row as a summary names it: with its section ("Recipient: First name"), so two
+        rows of the same label in two parts of a form are told apart."""
+        return f"{self.section}: {self.label}" if self.section else self.label
 
     def set_visible(self, visible: bool) -> None:
         for each in (self.caption, self.widget, self.problem):
@@ -44,9 +51,10 @@ class Row:
 class FormRows(QObject):
     edited = Signal(object)  # the key of the row the user changed
 
-    def __init__(self, grid: QGridLayout, *, problem_width: int = 330) -> None:
+    def __init__(self, grid: QGridLayout, *, problem_width: int = 330, section: str = "") -> None:
         super().__init__()
         self.grid = grid
+        self.section = section
         grid.setColumnStretch(1, 1)
         grid.setColumnMinimumWidth(2, problem_width)
         self.rows: dict[Hashable, Row] = {}
@@ -64,7 +72,7 @@ class FormRows(QObject):
         self.grid.addWidget(caption, row_number, 0)
         self.grid.addWidget(widget, row_number, 1)
         self.grid.addWidget(problem, row_number, 2)
-        row = Row(key, label.removesuffix(" (optional)"), caption, widget, problem)
+        row = Row(key, label.removesuffix(" (optional)"), caption, widget, problem, self.section)
         self.rows[key] = row
         if isinstance(widget, QLineEdit):
             widget.textChanged.connect(lambda _text: self.mark_edited(key))
@@ -98,7 +106,7 @@ def reason(problems: Mapping[Any, str], rows: Mapping[Any, Row]) -> str:
     if not problems:
         return ""
     count = len(problems)
-    names = ", ".join(rows[key].label for key in problems if key in rows)
+    names = ", ".join(rows[key].named for key in problems if key in rows)
     return f"{count} field{'s' if count != 1 else ''} to correct first: {names}"
 
 

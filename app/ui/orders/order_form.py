@@ -263,8 +263,8 @@ class OrderDialog(QDialog):
 
     # -- building
 
-    def _form_rows(self, grid: QGridLayout) -> FormRows:
-        rows = FormRows(grid, problem_width=260)
+    def _form_rows(self, grid: QGridLayout, section: str) -> FormRows:
+        rows = FormRows(grid, problem_width=260, section=section)
         rows.edited.connect(lambda _key: self._refresh_timer.start())
         self.rows.append(rows)
         return rows
@@ -280,7 +280,7 @@ class OrderDialog(QDialog):
     def _customer_group(self) -> QGroupBox:
         group = QGroupBox("Customer")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Customer")
         self._line(rows, "client.email", "E-mail", "the customer's e-mail address")
         customer = self._line(
             rows, "client.original_client", "Customer ID (optional)", "a gateway customer's id"
@@ -309,7 +309,7 @@ class OrderDialog(QDialog):
     def _what_group(self) -> QGroupBox:
         group = QGroupBox("Order")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Order")
         self.currency = QComboBox()
         self.currency.setEditable(True)
         self.currency.addItems(CURRENCIES)
@@ -357,7 +357,7 @@ class OrderDialog(QDialog):
     def _saving_group(self) -> QGroupBox:
         group = QGroupBox("Payment method saving")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Saving")
         self.saving = QComboBox()
         self.saving.addItems(SAVING_CHOICES)
         rows.add("setup_future_use", "Save for (setup_future_use)", self.saving, name="saving")
@@ -373,7 +373,7 @@ class OrderDialog(QDialog):
     def _recurring_group(self) -> QGroupBox:
         group = QGroupBox("Recurring")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Recurring")
         self._line(rows, "recurring_card", "Saved card token (optional)", "instead of the customer")
         self._line(rows, "recurring_number", "Recurring number (optional)")
         self._line(rows, "recurring_number_expected", "Number expected (optional)")
@@ -392,7 +392,7 @@ class OrderDialog(QDialog):
         layout.addWidget(self.travel_member)
         self.airline = QWidget()
         grid = QGridLayout(self.airline)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Travel data")
         base = "travel_data.airline_addendum"
         self._line(rows, f"{base}.ticket_number", "Ticket number")
         self._line(rows, f"{base}.passenger_name", "Passenger")
@@ -415,7 +415,7 @@ class OrderDialog(QDialog):
         for member, spans in SPANS.items():
             widget = QWidget()
             grid = QGridLayout(widget)
-            rows = self._form_rows(grid)
+            rows = self._form_rows(grid, "Travel data")
             self._line(rows, f"travel_data.{member}.booking_number", "Booking number")
             for key, label in spans:
                 self._line(rows, f"travel_data.{member}.{key}", label, "8 digits, yyyymmdd")
@@ -427,7 +427,7 @@ class OrderDialog(QDialog):
     def _funding_group(self) -> QGroupBox:
         group = QGroupBox("Account funding: the recipient (every field required)")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Recipient")
         base = "recipient_client"
         self._line(rows, f"{base}.first_name", "First name")
         self._line(rows, f"{base}.last_name", "Last name")
@@ -445,7 +445,7 @@ class OrderDialog(QDialog):
     def _client_details_group(self) -> QGroupBox:
         group = QGroupBox("Cardholder's details and billing address")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, "Cardholder")
         self._line(rows, "client.first_name", "First name")
         self._line(rows, "client.last_name", "Last name")
         self._line(rows, "client.address", "Address")
@@ -458,7 +458,7 @@ class OrderDialog(QDialog):
     def _simple_group(self, title: str, fields: list[tuple[str, str, str]]) -> QGroupBox:
         group = QGroupBox(title)
         grid = QGridLayout(group)
-        rows = self._form_rows(grid)
+        rows = self._form_rows(grid, title.split(" (")[0])
         for path, label, placeholder in fields:
             self._line(rows, path, label, placeholder)
         return group
@@ -762,19 +762,15 @@ class OrderDialog(QDialog):
             for name in ("first_name", "last_name", "address", "city", "country"):
                 if not self.text(f"client.{name}"):
                     problems[f"client.{name}"] = "Required for Account Funding"
-            if not self.text("client.state"):
-                # the gateway asks for it with cards issued in Canada and the USA, which the
-                # sandbox's test cards are: asked for here, before the card is taken
-                problems["client.state"] = "Required for Account Funding (cards of CA, US)"
+
         try:
             build(OrderCreate, body)
-        except InvalidInput as exc:
-            for field, problem in exc.problems.items():
-                text = friendly(field, problem)
+        except InvalidInput as exc:  # each problem in the user's words already
+            for field, text in exc.problems.items():
                 if field in self.inputs or field.startswith(("products.", "travel_data.")):
                     problems.setdefault(field, text)
                 elif not general:
-                    general = f"{field}: {text}" if field else text
+                    general = f"{self._label(field)}: {text}" if field else text
         conflict = conflicts(chosen, saved_as=self.saved_as())
         if conflict:
             general = conflict[0][2]
@@ -783,9 +779,14 @@ class OrderDialog(QDialog):
     def refresh(self) -> None:
         self._update_availability()
         problems, general = self.problems()
+        notes = {}
+        if Item.AF in self.chosen() and not self.text("client.state"):
+            # the contract asks for it only when the card is issued in Canada or the USA,
+            # which is not known before the card is taken: said, not required
+            notes["client.state"] = "Needed when the card is issued in Canada or the USA"
         for rows in self.rows:
             mine = {k: v for k, v in problems.items() if k in rows.rows}
-            rows.show(mine)
+            rows.show(mine, {k: v for k, v in notes.items() if k in rows.rows})
         for index, row in enumerate(self.products):
             found = [
                 f"{key.rsplit('.', 1)[1]}: {text}"
@@ -819,12 +820,17 @@ class OrderDialog(QDialog):
         self.reason.setText(reason)
 
     def _label(self, key: str) -> str:
+        """A field as the summary names it: with its part of the form."""
         rows = self._rows_of.get(key)
         if rows is not None and key in rows.rows:
-            return rows.rows[key].label
+            return rows.rows[key].named
         if key.startswith("products."):
-            return f"product {int(key.split('.')[1]) + 1} {key.rsplit('.', 1)[1]}"
-        return key.rsplit(".", 1)[-1].replace("_", " ")
+            return f"Product {int(key.split('.')[1]) + 1}: {key.rsplit('.', 1)[1]}"
+        section, _, name = key.rpartition(".")
+        words = name.replace("_", " ")
+        return (
+            f"{section.replace('_', ' ').capitalize()}: {words}" if section else words.capitalize()
+        )
 
     @property
     def _tried(self) -> bool:
@@ -928,38 +934,6 @@ class OrderDialog(QDialog):
             self.discard.finished.connect(lambda _r: setattr(self, "discard", None))
             return
         super().reject()
-
-
-_SHAPES = {
-    "country": "two capital letters, e.g. LT",
-    "language": "two lower-case letters, e.g. lt",
-    "ticket_issue_date": "6 digits, yymmdd",
-    "departure_airport": "three capital letters, e.g. VNO",
-    "destination_airport": "three capital letters, e.g. RIX",
-    "carrier_code": "two capital letters or digits, e.g. BT",
-    "zip_code": "letters, digits, spaces and dashes",
-    "region": "up to 3 capital letters or digits",
-    "state": "up to 3 capital letters or digits",
-    "original_client": "a customer id (a UUID)",
-    "recurring_card": "a saved card's token (a UUID)",
-    "email": "an e-mail address",
-}
-
-
-def friendly(field: str, problem: str) -> str:
-    """A validation message in the words of the form."""
-    name = field.rsplit(".", 1)[-1]
-    if problem in ("Field required", "String should have at least 1 character"):
-        return "Required"
-    if problem.startswith("String should match pattern"):
-        if name.endswith("_date"):
-            return "8 digits, yyyymmdd"
-        return _SHAPES.get(name, "not in the expected form")
-    if problem.startswith("String should have at most"):
-        return "at most " + problem.removeprefix("String should have at most ")
-    if problem.startswith("Input should be a valid date"):
-        return "a date yyyy-mm-dd"
-    return problem
 
 
 def _conflict_with(items: set[Item] | frozenset[Item], item: Item, saved_as: str | None) -> str:

@@ -35,11 +35,10 @@ from PySide6.QtWidgets import (
 
 from app.api.action import ActionKey, OutcomeUnknown
 from app.api.errors import ApiError, InvalidInput
-from app.core import limits
+from app.core import checks, limits
 from app.core.ids import uuid7
 from app.core.limits import Bound
 from app.core.money import MoneyError, format_minor, is_currency, to_minor
-from app.ui.common import checks
 from app.ui.common.form import (
     NOTE_STYLE,
     PROBLEM_STYLE,

@@ -194,8 +194,8 @@ def test_fields_are_checked_as_typed_and_create_waits(qtbot, qloop, window):
     dialog.refresh()
     assert not dialog.create_button.isEnabled()
     assert (
-        "at most 25"
-        in dialog._rows_of["dynamic_descriptor"].rows["dynamic_descriptor"].problem.text()
+        dialog._rows_of["dynamic_descriptor"].rows["dynamic_descriptor"].problem.text()
+        == "At most 25 characters (26 now)"
     )
     dialog.set_text("dynamic_descriptor", "SHOP*TICKETS")
     dialog.capability_boxes[Item.TD].setChecked(True)
@@ -508,15 +508,26 @@ def test_account_funding_asks_for_every_field_at_once_in_plain_words(qtbot, qloo
     fill_basic(dialog)
     dialog.capability_boxes[Item.AF].setChecked(True)
     dialog.set_text("recipient_client.birth_date", "31.01.1990")
+    dialog.set_text("recipient_client.country", "L")
     for rows in dialog.rows:
         rows.tried = True
     dialog.refresh()
     problems, _general = dialog.problems()
-    for name in ("first_name", "last_name", "address", "city", "country", "state"):
-        assert problems[f"client.{name}"].startswith("Required for Account Funding"), name
+    for name in ("first_name", "last_name", "address", "city", "country"):
+        assert problems[f"client.{name}"] == "Required for Account Funding", name
+    # the state is the contract's only with cards of Canada and the USA: said, not required
+    assert "client.state" not in problems
+    state = dialog._rows_of["client.state"].rows["client.state"].problem
+    assert state.text() == "Needed when the card is issued in Canada or the USA"
     assert problems["recipient_client.first_name"] == "Required"
-    assert problems["recipient_client.birth_date"] == "a date yyyy-mm-dd"
-    assert "First name" in dialog.reason.text() and "Birth date" in dialog.reason.text()
+    assert problems["recipient_client.birth_date"] == "A date yyyy-mm-dd"
+    assert problems["recipient_client.country"] == "Enter a two-letter country code such as LT"
+    # every message in the user's words, each field named with its part of the form
+    assert not any("String should" in text or "^" in text for text in problems.values())
+    reason = dialog.reason.text()
+    assert reason.startswith("13 things to correct first: Cardholder: First name; ")
+    assert "Recipient: First name; " in reason and "Recipient: Birth date" in reason
+    assert "State" not in reason
     dialog.done(0)
 
 
@@ -693,3 +704,19 @@ def test_without_a_browser_the_3ds_address_is_shown_with_copy_and_never_logged(
     assert QGuiApplication.clipboard().text() == address
     assert token not in caplog.text
     assert "no browser could be opened for the 3-D Secure page" in caplog.text
+
+
+def test_a_customer_with_a_bad_e_mail_is_refused_in_the_users_words(qtbot, qloop, window):
+    area = orders(window)
+    area.open_customers()
+    customers = area.customers_dialog
+    customers.email.setText("not-an-email")
+    customers.create_button.click()
+    settle(qloop, window)
+    box = window.presenter.open_boxes[-1]
+    assert (box.windowTitle(), box.text()) == (
+        "Invalid input",
+        "E-mail: Enter an e-mail address like name@example.com",
+    )
+    box.done(0)
+    customers.done(0)

@@ -1,6 +1,7 @@
 """Checks of typed values, as the user reads them: each returns what is wrong in plain words
-(None when the value is fine). The rules are the service layer's own — the bounds of
-app.core.limits and the patterns of app.api.fields — so a form and the models agree."""
+(None when the value is fine). The forms check with them as the user types, and the service
+layer's field types (app.api.fields) refuse with the same words, so a form and the models
+agree on the rule and on how it is said."""
 
 from __future__ import annotations
 
