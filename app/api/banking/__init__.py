@@ -42,7 +42,8 @@ from app.api.banking.clients import (
 )
 from app.api.banking.columns import StatementColumns
 from app.api.banking.service import IbanBankData, ResultString, ServiceOperations
-from app.api.banking.statements import StatementOperations, StatementRecord
+from app.api.banking.statement_records import StatementRecord
+from app.api.banking.statements import StatementOperations
 from app.api.banking.transfers import (
     BicBankData,
     CurrencyList,

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
-from app.api.banking.columns import Search, StatementColumns
+from app.api.banking.columns import StatementColumns
 from app.core.money import MoneyError, decimal_text, exponent
 from app.ui.common.formatting import money_text
 from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
+from app.ui.statements.search import Search
 
 if TYPE_CHECKING:
     from app.api.banking import StatementRecord

@@ -13,7 +13,6 @@ DEFERRED = [
     "httpcore",
     "pydantic",
     "msgspec",
-    "orjson",
     "cryptography",
     "keyring",
     "schwifty",

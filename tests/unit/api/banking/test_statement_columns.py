@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app.api.banking.columns import Search, StatementColumns, TextColumn
-from app.api.banking.statements import _RECORDS, _parse, _plain
+from app.api.banking.columns import StatementColumns, TextColumn
+from app.api.banking.statement_records import RECORDS
+from app.api.banking.statements import _parse, _plain
 from app.core.gc_pause import gc_paused
 
 GOOD = {
@@ -54,14 +55,14 @@ records_with_gaps = st.builds(
 
 def model_records(raw: bytes) -> list[dict[str, Any]] | None:
     try:
-        return _RECORDS.validate_json(raw)
+        return RECORDS.validate_json(raw)
     except ValidationError:
         return None
 
 
 def model_values(parsed: Any) -> list[dict[str, Any]] | None:
     try:
-        return _RECORDS.validate_python(parsed)
+        return RECORDS.validate_python(parsed)
     except ValidationError:
         return None
 
@@ -82,7 +83,7 @@ EDGES = [
     ("amount", 1.0),
     ("amount", "12"),
     ("amount", 2**63),
-    ("amount", 2**64),  # orjson reads integers past 64 bits as floats
+    ("amount", 2**64),  # past the columns' 64-bit integers
     ("balance_after", 10**30),
     ("balance_after", -(2**63)),
     ("balance_after", -(2**63) - 1),
@@ -268,48 +269,6 @@ def test_free_text_is_found_within_one_value_never_across_two():
     assert list(column.rows_containing("i̇zmir", 0, 6)) == [2]  # lower case is longer
 
 
-def searched(columns: StatementColumns, text: str) -> list[str]:
-    return [columns.ids[row] for row in Search(columns, text).rows(0, len(columns))]
-
-
-def test_a_search_checks_only_the_distinct_values_its_rows_use():
-    columns = StatementColumns()
-    names = [f"Shop {n}" for n in range(10_000)]  # each name new: hostile, or a huge statement
-    assert columns.add_parsed(
-        [dict(GOOD, id=f"ST{n}", counterparty_name=name) for n, name in enumerate(names)]
-    )
-    search = Search(columns, "shop 99")
-    checked_after = []
-    found = []
-    for low in range(0, 10_000, 1_000):  # as the model searches: a slice at a time
-        found += search.rows(low, low + 1_000)
-        checked_after.append(search._codes[id(columns.counterparty_names)][1])
-    assert checked_after == list(range(1_000, 10_001, 1_000))  # never all 10,000 at once
-    assert [columns.ids[row] for row in found] == [
-        f"ST{n}" for n, name in enumerate(names) if "shop 99" in name.lower()
-    ]
-    assert search.rows(5, 5) == []
-
-
-def test_search_finds_text_dates_and_amounts_typed():
-    columns = StatementColumns()
-    rows = [
-        dict(GOOD, id="A", amount=1250, balance_after=10_000),
-        dict(GOOD, id="B", direction="credit", amount=1250, balance_after=11_250),
-        dict(GOOD, id="C", amount=125, balance_after=-1250, booking_date="2024-03-01"),
-        dict(GOOD, id="D", currency="JPY", amount=1250, balance_after=5, counterparty_name="Wolt"),
-    ]
-    assert columns.add_parsed(_parse(json.dumps(rows)))
-    assert searched(columns, "12.50") == ["A", "B", "C"]  # C: a balance of -12.50
-    assert searched(columns, "-12.50") == ["A", "C"]  # debits, and balances below zero
-    assert searched(columns, "1,250") == ["D"]  # yen have no decimals
-    assert searched(columns, "2024-03") == ["C"]
-    assert searched(columns, "WOLT") == ["D"]
-    assert searched(columns, "maxima") == ["A", "B", "C"]
-    assert searched(columns, "  ") == ["A", "B", "C", "D"]
-    assert searched(columns, "nothing like it") == []
-
-
 def test_the_collector_pauses_while_nested_and_resumes_after():
     assert gc.isenabled()
     with gc_paused():
@@ -351,7 +310,7 @@ def test_a_piece_of_several_currencies_keeps_each_ones_last_balance_of_the_day()
         if take == "parsed":
             assert columns.add_parsed(_parse(json.dumps(mixed)))
         else:
-            columns.add_records(_RECORDS.validate_python(mixed))
+            columns.add_records(RECORDS.validate_python(mixed))
         assert columns.daily_balances("EUR") == [(dt.date(2024, 2, 29), 2)]
         assert columns.daily_balances("USD") == [
             (dt.date(2024, 2, 29), 50),
