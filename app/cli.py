@@ -211,8 +211,10 @@ def _iban(text: str, base_url: str | None, deadline: float) -> int:
 
 async def _iban_check(iban: str, base_url: str, where: str, deadline: float) -> int:
     from app.api.banking import BankingClient
+    from app.api.banking.transport import banking_transport
     from app.api.errors import ApiError
-    from app.api.transport import Bounds, Profile, RetryPolicy, Transport
+    from app.api.http import Bounds, RetryPolicy
+    from app.api.profile import Profile
     from app.core.text import printable
 
     # the IBAN check is an open operation: no credentials are sent
@@ -224,7 +226,7 @@ async def _iban_check(iban: str, base_url: str, where: str, deadline: float) -> 
         bounds=Bounds(deadline=deadline, step_timeout=min(15.0, deadline)),
     )
     try:
-        transport = Transport(profile, retry=RetryPolicy(attempts=2))
+        transport = banking_transport(profile, retry=RetryPolicy(attempts=2))
     except ApiError as exc:  # an address the desk must not call
         print(f"partner-desk iban: {exc}", file=sys.stderr)
         return EXIT_INVALID_INPUT
@@ -280,7 +282,8 @@ def _gateway_order(order_id: str, base_url: str | None, user: str) -> int:
 async def _print_order(order_id: str, base_url: str, user: str, password: str) -> int:
     from app.api.errors import ApiError, InvalidInput
     from app.api.gateway import GatewayClient, gateway_transport
-    from app.api.transport import Profile, RetryPolicy
+    from app.api.http import RetryPolicy
+    from app.api.profile import Profile
     from app.core.gateway.amounts import format_amount
     from app.core.gateway.matrix import BY_CODE, NAMES
     from app.core.money import MoneyError
@@ -381,12 +384,13 @@ async def _selftest_calls(url: str) -> int:
 
     from app.api import banking as m
     from app.api.banking import BankingClient
+    from app.api.banking.transport import banking_transport
     from app.api.errors import ApiError
-    from app.api.transport import Profile, Transport
+    from app.api.profile import Profile
     from app.core.money import format_minor
 
     client = BankingClient(
-        Transport(
+        banking_transport(
             Profile(
                 base_url=url,
                 user="demo",

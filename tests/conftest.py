@@ -16,8 +16,10 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from app.api.banking import BankingClient
+from app.api.banking.transport import banking_transport
 from app.api.gateway import GatewayClient, gateway_transport
-from app.api.transport import Profile, RetryPolicy, Transport
+from app.api.http import RetryPolicy
+from app.api.profile import Profile
 from app.sandbox.app import SandboxSettings
 from app.sandbox.banking.state import Bank
 from app.sandbox.server import BackgroundSandbox
@@ -100,7 +102,7 @@ def make_client(
     retry: RetryPolicy = FAST_RETRY,
 ) -> BankingClient:
     profile = Profile(base_url=url, user="demo", password=password, partner_code="PD-TEST")
-    return BankingClient(Transport(profile, retry=retry, transport=transport))
+    return BankingClient(banking_transport(profile, retry=retry, transport=transport))
 
 
 def person_body(index: int = 1, **changes: Any) -> dict[str, Any]:

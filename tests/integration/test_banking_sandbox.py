@@ -679,5 +679,5 @@ def test_a_statement_is_read_in_pieces_larger_than_httpcores_64_kib(sandbox_url)
         return sizes
 
     sizes = run(scenario())
-    assert max(sizes) > 64 * 1024  # the read size set in app.api.transport (READ_BYTES)
+    assert max(sizes) > 64 * 1024  # the read size set in app.api.http.transport (READ_BYTES)
     assert max(sizes) <= 256 * 1024

@@ -43,9 +43,18 @@ def half_open(url: str) -> socket.socket:
     return sock
 
 
+def closed_by_the_server(sock: socket.socket) -> bool:
+    """The server closed the connection: an end of data, or a reset when it closed with our
+    unread request in its buffer."""
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
 def test_a_connection_without_a_whole_request_head_is_closed(guarded):
     sock = half_open(guarded.url)
-    assert sock.recv(1) == b""  # the sandbox closed it (after its 1 s, long before 60 s)
+    assert closed_by_the_server(sock)  # after the sandbox's 1 s, long before the 60 s waited
     sock.close()
 
 
@@ -55,7 +64,7 @@ def test_many_idle_connections_do_not_keep_others_out(crowded):
         # none times out for ten minutes: the oldest idle ones make room for this one
         answer = httpx.get(f"{crowded.url}/v1/healthcheck", timeout=60)
         assert answer.status_code == 200
-        assert idle[0].recv(1) == b""  # the longest waiting was closed
+        assert closed_by_the_server(idle[0])  # the longest waiting was closed
     finally:
         for sock in idle:
             sock.close()

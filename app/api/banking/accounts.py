@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal, get_args
 
-from app.api.banking._base import Operations, many, one, segment
 from app.api.banking.service import ResultString
 from app.api.errors import InvalidInput
 from app.api.models import Model
+from app.api.operations import Operations, many, one, segment
 from app.core import limits
 from app.core.money import is_currency
 

@@ -6,10 +6,10 @@ import datetime as dt
 import json
 from typing import Annotated, Any, Literal
 
-from app.api.banking._base import Operations, one
 from app.api.errors import InvalidInput
 from app.api.fields import Country, text
 from app.api.models import Model, RequestModel
+from app.api.operations import Operations, one
 from app.core import limits
 
 DocumentType = Literal[

@@ -7,9 +7,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
-from app.api.banking._base import Operations, many, one, page, segment
 from app.api.fields import Country, Email, Ip, Phone, text
 from app.api.models import Model, RequestModel
+from app.api.operations import Operations, many, one, page, segment
 from app.core import filter as flt
 from app.core import limits
 from app.core.limits import CLIENT_FILTER_FIELDS, DEFAULT_LIMIT

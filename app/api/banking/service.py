@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.api.banking._base import Operations, one, segment
 from app.api.models import Model
+from app.api.operations import Operations, one, segment
 from app.core.limits import Bound
 
 IBAN = Bound(1, 34)  # the longest IBAN of any country

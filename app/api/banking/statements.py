@@ -16,7 +16,6 @@ from typing import Any
 import msgspec
 from pydantic import ValidationError
 
-from app.api.banking._base import Operations, contract_error
 from app.api.banking.accounts import account_path, checked_currency
 from app.api.banking.columns import StatementColumns
 from app.api.banking.json_stream import (
@@ -35,7 +34,8 @@ from app.api.banking.statement_records import (
     StatementRecord,
 )
 from app.api.errors import InvalidInput, ResponseValidationError
-from app.api.transport import AnswerStream
+from app.api.http import AnswerStream
+from app.api.operations import Operations, contract_error
 from app.core.gc_pause import gc_paused
 
 
@@ -216,10 +216,10 @@ class StatementOperations(Operations):
         def counted(added: int) -> int:
             nonlocal count
             count += added
-            if count > bounds.statement_records:
+            if count > bounds.stream_records:
                 raise stream.error(
                     ResponseValidationError,
-                    f"The statement has more than {bounds.statement_records:,} records: "
+                    f"The statement has more than {bounds.stream_records:,} records: "
                     "choose a shorter period or one currency",
                 )
             return added

@@ -8,11 +8,11 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, StringConstraints
 
-from app.api.banking._base import Operations, many, one, page, segment
 from app.api.banking.service import IbanBankData
 from app.api.errors import InvalidInput
 from app.api.fields import Amount, Country, Currency, FeeAmount, Ip, text
 from app.api.models import Model, RequestModel
+from app.api.operations import Operations, many, one, page, segment
 from app.core import filter as flt
 from app.core import limits
 from app.core.limits import DEFAULT_LIMIT, TRANSFER_FILTER_FIELDS

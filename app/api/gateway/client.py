@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import httpx
 from pydantic import BaseModel
 
-from app.api.banking._base import Operations, many, one, page, segment
 from app.api.errors import InvalidInput
 from app.api.gateway.models import (
     Customer,
@@ -22,7 +22,9 @@ from app.api.gateway.models import (
     Tax,
     TaxCreate,
 )
-from app.api.transport import Profile, RetryPolicy, Transport
+from app.api.http import RetryPolicy, Transport
+from app.api.operations import Operations, many, one, page, segment
+from app.api.profile import Profile
 from app.core import filter as flt
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.core.limits import DEFAULT_LIMIT, ORDER_FILTER_FIELDS, Bound
@@ -36,8 +38,16 @@ ID = Bound(1, 64)
 def gateway_transport(
     profile: Profile, *, retry: RetryPolicy | None = None, **options: Any
 ) -> Transport:
-    """The transport of a gateway profile: HTTP Basic, no x-partner-code."""
-    return Transport(profile, retry=retry, partner_code=False, **options)
+    """The transport of a gateway profile: its address as given, HTTP Basic, no other header
+    of its own."""
+    return Transport(
+        profile.base_url,
+        auth=httpx.BasicAuth(profile.user, profile.password),
+        verify=profile.verify,
+        bounds=profile.bounds,
+        retry=retry,
+        **options,
+    )
 
 
 class GatewayClient(Operations):
@@ -136,7 +146,7 @@ class GatewayClient(Operations):
         one for that order (/orders/{order_id}/do/ under the gateway's address): no other
         host, no other path (dot segments, percent-encoded or not, are another path), no
         query, no fragment. Card data goes nowhere else."""
-        base = self.transport.profile.base_url.rstrip("/")
+        base = self.transport.base_url
         path = self._order_path(order.id, "do/")
         target, root = urlsplit(order.api_do_url), urlsplit(base)
         if (target.scheme, target.netloc, target.path, target.query, target.fragment) != (

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from app.api.address import api_root, check_base_url
 from app.api.errors import InvalidInput
 from app.core import limits
 
@@ -36,8 +37,6 @@ class ServerProfile:
     def gateway_address(self, base_url: str) -> str:
         """Where the card gateway is: its own URL, or /gateway under the API's root (a base
         URL given with its /v1 or /v2 is accepted: the gateway is beside them, not in one)."""
-        from app.api.transport import api_root  # httpx loads after the window shows
-
         return self.gateway_url or f"{api_root(base_url)}/gateway"
 
     def check(self) -> None:
@@ -46,7 +45,6 @@ class ServerProfile:
             raise InvalidInput("Name", "give the server a name")
         if self.name in (SANDBOX, NEW_SERVER):
             raise InvalidInput("Name", f"{self.name!r} is reserved")
-        from app.api.transport import check_base_url  # httpx loads after the window shows
 
         def checked(label: str, url: str) -> None:  # named by the field's label in the dialog
             try:

@@ -31,7 +31,7 @@ from app.ui.shell.tasks import TaskGroup
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox
 
-    from app.api.transport import Exchange
+    from app.api.http import Exchange
     from app.ui.connection.profiles import ServerProfile
     from app.ui.connection.sign_in import SignInDialog
     from app.ui.shell.request_log import RequestLogDock

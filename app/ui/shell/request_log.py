@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTabl
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:
-    from app.api.transport import Exchange
+    from app.api.http import Exchange
 
 COLUMNS = ("Time", "Method", "Path", "Status", "x-request-id", "Latency (ms)")
 TIME, METHOD, PATH, STATUS, REQUEST_ID, LATENCY = range(len(COLUMNS))

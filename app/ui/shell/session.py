@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.api.banking import BankingClient
     from app.api.gateway import GatewayClient
-    from app.api.transport import ExchangeListener
+    from app.api.http import ExchangeListener
     from app.ui.connection.profiles import ServerProfile
     from app.webhooks.source import EventsSource
 
@@ -45,8 +45,9 @@ async def open_session(
     (then nothing stays open)."""
     # the service layer is imported once the window shows: a faster start
     from app.api.banking import BankingClient
+    from app.api.banking.transport import banking_transport
     from app.api.gateway import GatewayClient, gateway_transport
-    from app.api.transport import Profile, Transport
+    from app.api.profile import Profile
 
     connection = Profile(
         base_url=base_url,
@@ -55,7 +56,7 @@ async def open_session(
         partner_code=profile.partner_code,
         verify=profile.ca_bundle or True,
     )
-    transport = Transport(connection)
+    transport = banking_transport(connection)
     transport.add_listener(log_exchange)  # failed sign-ins are logged too
     banking = BankingClient(transport)
     try:

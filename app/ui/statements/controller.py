@@ -62,7 +62,7 @@ class StatementsArea:
             self._forget_rows("Signed in anew: choose a period, then Load.")
 
     def _server(self) -> tuple[str, str] | None:
-        from app.api.transport import api_root
+        from app.api.address import api_root
 
         session = self._context.session
         return None if session is None else (api_root(session.base_url), session.profile.user)

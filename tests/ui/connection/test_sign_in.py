@@ -34,7 +34,7 @@ def submit(qloop, window: MainWindow, dialog: SignInDialog, problem: str | None 
 
 
 def test_sign_in_to_a_named_server_and_remember_it(
-    qtbot, qloop, sandbox, settings, open_window, memory_keyring
+    qtbot, qloop, sandbox, settings, open_window, memory_keyring, admin
 ):
     window = open_window(sandbox.url)
     window.open_sign_in()
@@ -51,6 +51,7 @@ def test_sign_in_to_a_named_server_and_remember_it(
     assert window.connection_label.text().startswith("Embedded sandbox")  # unchanged
 
     describe(dialog, sandbox.url, "demo")
+    admin.delete("/_sandbox/requests")
     submit(qloop, window, dialog)
     assert window.connection_label.text() == f"Local ({sandbox.url})"
     assert window.signed_in_label.text() == "Signed in as demo"
@@ -58,7 +59,9 @@ def test_sign_in_to_a_named_server_and_remember_it(
     assert settings.value("profiles/Local/base_url") == sandbox.url
     assert "demo" not in [str(settings.value(k)) for k in settings.allKeys() if "password" in k]
     assert not any("password" in key for key in settings.allKeys())
-    assert window.session.banking.transport.profile.partner_code == "PD-LOCAL"
+    # every secured call of the session carries the profile's partner code
+    journal = admin.get("/_sandbox/requests").json()
+    assert {e["partner_code"] for e in journal if e["path"] != "/v1/healthcheck"} == {"PD-LOCAL"}
 
     # the next start comes back to that server, its password from the keyring
     again = open_window(sandbox.url)
@@ -251,7 +254,7 @@ def test_the_gateway_is_beside_the_api_versions_whatever_base_url_was_given(suff
 
 def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings, open_window):
     window = open_window(sandbox.url)
-    assert window.session.gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
+    assert window.session.gateway.transport.base_url == f"{sandbox.url}/gateway"
     window.open_sign_in()
     dialog = window.sign_in_dialog
     assert not dialog.gateway_url.isEnabled()  # the embedded sandbox serves its own
@@ -264,7 +267,6 @@ def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings, open
     submit(qloop, window, dialog)
     assert settings.value("profiles/Split/gateway_url") == f"{sandbox.url}/gateway"
     gateway = window.session.gateway
-    assert gateway.transport.profile.base_url == f"{sandbox.url}/gateway"
-    assert gateway.transport.profile.user == "demo"
+    assert gateway.transport.base_url == f"{sandbox.url}/gateway"
     taxes = run_on(qloop, gateway.list_taxes())
     assert isinstance(taxes, list)

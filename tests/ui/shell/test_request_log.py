@@ -2,7 +2,7 @@ import datetime as dt
 
 from PySide6.QtCore import Qt
 
-from app.api.transport import Exchange
+from app.api.http import Exchange
 from app.ui.shell.request_log import COLUMNS, ExchangeRole, RequestLogModel
 
 

@@ -16,7 +16,7 @@ DEFERRED = [
     "cryptography",
     "keyring",
     "schwifty",
-    "app.api.transport",
+    "app.api.http",
     "app.api.banking",
     "app.sandbox",
 ]

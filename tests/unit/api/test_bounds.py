@@ -15,6 +15,7 @@ import pytest
 
 from app.api.banking import BankingClient
 from app.api.banking import statements as statement_module
+from app.api.banking.transport import banking_transport
 from app.api.errors import (
     ApiConnectionError,
     ApiError,
@@ -23,7 +24,8 @@ from app.api.errors import (
     ResponseValidationError,
     ServerError,
 )
-from app.api.transport import Bounds, Profile, RetryPolicy, Transport, describe_transport_error
+from app.api.http import Bounds, RetryPolicy, describe_transport_error
+from app.api.profile import Profile
 from tests.conftest import run
 
 MiB = 1024 * 1024
@@ -35,7 +37,9 @@ DEFAULT_BOUNDS = Bounds()
 
 def client_for(handler, bounds: Bounds = DEFAULT_BOUNDS, base_url="https://bank.example"):
     profile = Profile(base_url, "demo", "secret", "PC", bounds=bounds)
-    return BankingClient(Transport(profile, retry=FAST, transport=httpx.MockTransport(handler)))
+    return BankingClient(
+        banking_transport(profile, retry=FAST, transport=httpx.MockTransport(handler))
+    )
 
 
 async def trickle(data: bytes, pause: float):
@@ -409,13 +413,13 @@ def test_a_record_longer_than_the_bound_is_refused():
 )
 def test_addresses_the_desk_must_not_call_are_refused_before_sending(base_url, problem):
     with pytest.raises(InvalidInput, match=problem) as caught:
-        Transport(Profile(base_url, "demo", "pw", "PC"))
+        banking_transport(Profile(base_url, "demo", "pw", "PC"))
     assert "s3cret" not in str(caught.value)
 
 
 @pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080", "http://localhost", "http://[::1]"])
 def test_plain_http_to_this_computer_is_allowed(base_url):
-    Transport(Profile(base_url, "demo", "pw", "PC"))
+    banking_transport(Profile(base_url, "demo", "pw", "PC"))
 
 
 def test_a_dropped_connection_says_why_and_quotes_the_request_id():
@@ -494,7 +498,7 @@ def test_a_statement_is_bounded_in_records():
     def handler(request):
         return httpx.Response(200, content=endless())
 
-    client = client_for(handler, Bounds(statement_records=5_000))
+    client = client_for(handler, Bounds(stream_records=5_000))
     with pytest.raises(ResponseValidationError, match="more than 5,000 records") as caught:
         run(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
     assert "(x-request-id " in str(caught.value)
@@ -515,7 +519,7 @@ def test_an_answer_without_the_error_body_names_the_redirect_and_the_request_id(
 @pytest.mark.parametrize("port", ["abc", "80:80", "99999", "0"])
 def test_a_bad_port_is_refused_plainly(port):
     with pytest.raises(InvalidInput, match="the port must be a number from 1 to 65535"):
-        Transport(Profile(f"http://127.0.0.1:{port}", "demo", "pw", "PC"))
+        banking_transport(Profile(f"http://127.0.0.1:{port}", "demo", "pw", "PC"))
 
 
 async def one_record_then_nothing(reader, writer):
@@ -542,7 +546,7 @@ async def stalled_statement() -> str:
     port = server.sockets[0].getsockname()[1]
     profile = Profile(f"http://127.0.0.1:{port}", "demo", "secret", "PC")
     profile = dataclasses.replace(profile, bounds=Bounds(step_timeout=0.5))
-    client = BankingClient(Transport(profile, retry=FAST))
+    client = BankingClient(banking_transport(profile, retry=FAST))
     try:
         await client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31))
     except ApiTimeoutError as exc:

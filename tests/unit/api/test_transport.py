@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from app.api import banking as m
+from app.api.banking.transport import banking_transport
 from app.api.errors import (
     ApiConnectionError,
     ApiTimeoutError,
@@ -17,7 +18,8 @@ from app.api.errors import (
     Unauthorized,
     UnexpectedStatus,
 )
-from app.api.transport import Profile, RetryPolicy, Transport
+from app.api.http import RetryPolicy
+from app.api.profile import Profile
 from tests.conftest import make_client, run
 
 ERROR = {"failure_message": "Bad things", "detail": {"error_id": "E-1", "title": "Oops"}}
@@ -210,7 +212,7 @@ def test_bad_input_is_refused_before_sending():
 
 def test_tls_verification_cannot_be_turned_off():
     with pytest.raises(ValueError, match="TLS verification"):
-        Transport(Profile("https://bank.example", "u", "p", "PC", verify=False))
+        banking_transport(Profile("https://bank.example", "u", "p", "PC", verify=False))
 
 
 def test_password_never_in_profile_repr():
@@ -234,9 +236,17 @@ def test_exchanges_are_reported_without_credentials():
     assert "demo" not in repr(seen)
 
 
-def test_retry_policy_backs_off_exponentially():
+def test_retry_policy_backs_off_exponentially_with_jitter(monkeypatch):
+    import random
+
     policy = RetryPolicy(backoff=0.5, max_backoff=1.5)
+    monkeypatch.setattr(random, "uniform", lambda low, high: high)
     assert [policy.delay(i) for i in range(4)] == [0.5, 1.0, 1.5, 1.5]
+    monkeypatch.setattr(random, "uniform", lambda low, high: low)
+    assert [policy.delay(i) for i in range(4)] == [0.25, 0.5, 0.75, 0.75]  # never below half
+    monkeypatch.undo()
+    waits = {policy.delay(0) for _ in range(50)}
+    assert len(waits) > 1 and all(0.25 <= wait <= 0.5 for wait in waits)  # spread out
 
 
 def statement_of(content: bytes):
@@ -316,7 +326,9 @@ def make_ca(path):
 def test_a_ca_bundle_adds_to_the_system_cas_and_verification_stays_on(tmp_path):
     bundle = tmp_path / "ca.pem"
     make_ca(bundle)
-    transport = Transport(Profile("https://bank.example", "u", "p", "PC", verify=str(bundle)))
+    transport = banking_transport(
+        Profile("https://bank.example", "u", "p", "PC", verify=str(bundle))
+    )
     context = transport._client._transport._pool._ssl_context
     assert context.verify_mode.name == "CERT_REQUIRED"
     assert context.check_hostname
@@ -326,7 +338,9 @@ def test_a_ca_bundle_adds_to_the_system_cas_and_verification_stays_on(tmp_path):
     assert "Test CA" in subjects
     assert len(subjects) > 1  # the system's CAs too
     with pytest.raises(InvalidInput, match="^CA bundle: cannot use"):
-        Transport(Profile("https://bank.example", "u", "p", "PC", verify=str(tmp_path / "none")))
+        banking_transport(
+            Profile("https://bank.example", "u", "p", "PC", verify=str(tmp_path / "none"))
+        )
 
 
 @pytest.mark.parametrize(

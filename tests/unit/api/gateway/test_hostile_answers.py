@@ -13,7 +13,8 @@ import pytest
 
 from app.api import gateway as g
 from app.api.errors import InvalidInput, ResponseValidationError
-from app.api.transport import Profile, RetryPolicy
+from app.api.http import RetryPolicy
+from app.api.profile import Profile
 from tests.conftest import run
 from tests.gateway_helpers import BASE, ORDER, ORDER_ID, order_with
 

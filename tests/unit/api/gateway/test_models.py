@@ -8,8 +8,9 @@ import pytest
 
 from app.api import gateway as g
 from app.api.errors import BadRequest, InvalidInput
+from app.api.http import Exchange, RetryPolicy
 from app.api.models import build
-from app.api.transport import Exchange, Profile, RetryPolicy
+from app.api.profile import Profile
 from app.core import redaction
 from tests.conftest import run
 

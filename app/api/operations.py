@@ -1,4 +1,5 @@
-"""What every resource's operations share: the transport, paths, paging and answer checks."""
+"""What every service's operations share: the transport, path segments, paging and answer checks
+against the contract (both services' clients are built on it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from urllib.parse import quote, unquote
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from app.api.errors import InvalidInput, ResponseValidationError
-from app.api.transport import Transport
+from app.api.http import Transport
 from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound

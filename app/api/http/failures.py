@@ -1,0 +1,93 @@
+"""Failures in words: why an exchange failed (a refused connection, a TLS problem and what it
+most likely means), and the typed error for a non-2xx answer with its error body."""
+
+from __future__ import annotations
+
+import ssl
+
+import httpx
+from pydantic import ValidationError
+
+from app.api.errors import ApiError, error_for_status
+from app.api.http.exchange import Call
+from app.api.models import ErrorBody
+from app.core.text import printable
+
+_DESCRIPTIONS: dict[type[httpx.TransportError], str] = {
+    httpx.ConnectTimeout: "the connection was not accepted in time",
+    httpx.ReadTimeout: "the server stopped sending",
+    httpx.WriteTimeout: "the request could not be sent in time",
+    httpx.PoolTimeout: "no connection was free in time",
+    httpx.ConnectError: "the connection was refused or failed",
+    httpx.ReadError: "the connection broke while reading the answer",
+    httpx.WriteError: "the connection broke while sending the request",
+    httpx.RemoteProtocolError: "the server closed the connection or broke the HTTP protocol",
+    httpx.LocalProtocolError: "the request could not be sent over HTTP",
+    httpx.ProxyError: "the proxy refused the connection",
+    httpx.UnsupportedProtocol: "the address uses a protocol that is not supported",
+}
+
+
+# what a TLS failure most likely means for the person signing in (ssl.SSLError.reason)
+_TLS_HINTS = {
+    "WRONG_VERSION_NUMBER": "the server does not answer in TLS there: is its address http://?",
+    "CERTIFICATE_VERIFY_FAILED": (
+        "the server's certificate is not trusted: for a private CA, give the profile its CA bundle"
+    ),
+}
+
+
+def describe_transport_error(exc: BaseException) -> str:
+    """The reason for a failed exchange, never empty: the deepest message in the exception's
+    chain, or what its kind means, and what a TLS failure most likely means."""
+    reason = hint = ""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current).strip()
+        # anyio's cancel scope tells how it stopped the wait, not why: the kind says that
+        if text and not text.startswith("Cancelled via cancel scope"):
+            reason = text
+        if isinstance(current, ssl.SSLError):
+            hint = _TLS_HINTS.get(str(current.reason), hint)
+        current = current.__cause__ or current.__context__
+    meaning = next(
+        (text for kind, text in _DESCRIPTIONS.items() if isinstance(exc, kind)),
+        type(exc).__name__,
+    )
+    described = meaning if not reason or reason == meaning else f"{meaning} ({reason})"
+    return f"{described}: {hint}" if hint else described
+
+
+def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
+    """The typed error for a non-2xx answer, with the error body when there is one."""
+    kind = error_for_status(response.status_code)
+    failure_message = error_id = title = None
+    try:
+        parsed = ErrorBody.model_validate_json(body)
+    except ValidationError:
+        parsed = None  # a proxy's HTML page, an empty or a cut body
+    if parsed is not None:
+        failure_message = parsed.failure_message
+        error_id = parsed.detail.error_id
+        title = parsed.detail.title
+    if failure_message:
+        summary = failure_message
+    else:
+        # no error body: the status, where a redirect pointed, and the id support can look up
+        summary = f"HTTP {response.status_code} {printable(response.reason_phrase)}".strip()
+        location = response.headers.get("location")
+        if response.is_redirect and location:
+            summary += f", a redirect to {printable(location)} (not followed)"
+        summary += f" (x-request-id {call.request_id})"
+    return kind(
+        summary,
+        status=response.status_code,
+        failure_message=failure_message,
+        error_id=error_id,
+        title=title,
+        request_id=call.request_id,
+        method=call.method,
+        path=call.path,
+    )

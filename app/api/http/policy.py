@@ -1,0 +1,35 @@
+"""How long and how large one call may be, and how it is tried again."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How long and how large one call may be (documented in the README)."""
+
+    deadline: float = 30.0  # seconds for a whole call: every try, the backoff and the answer
+    step_timeout: float = 15.0  # seconds for connecting, or between two bytes of the answer
+    answer_bytes: int = 16 * MiB  # a JSON answer, decompressed
+    error_bytes: int = 64 * 1024  # an error body, decompressed; the rest is not read
+    stream_total: float = 600.0  # seconds for a whole streamed answer
+    record_bytes: int = 1 * MiB  # one record of a streamed answer
+    stream_records: int = 1_500_000  # records of one streamed answer
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 3  # the first try and two retries
+    backoff: float = 0.5  # seconds before the first retry; doubles each time
+    max_backoff: float = 4.0
+
+    def delay(self, retry: int) -> float:
+        """The wait before the ``retry``-th retry (0 for the first): the backoff doubled each
+        time, up to its maximum, then between half of it and all of it at random, so that
+        desks refused at once do not all come back at once."""
+        wait = min(self.backoff * 2.0**retry, self.max_backoff)
+        return wait * random.uniform(0.5, 1.0)  # noqa: S311 - spreading, not secrecy

@@ -1,0 +1,365 @@
+"""The one HTTP transport of a connection: it knows no service.
+
+Everything a call needs on the wire happens here: the address, the authentication and the
+headers its service's layer gives it (api/banking, api/gateway), ``x-request-id`` on every
+call (the action's idempotency key on create and update, the same on every retry), retries
+with jittered backoff on 408 and on connection errors, and the mapping of failures to typed
+errors.
+
+Every call is bounded (the README's "Bounds of a call"): in time by an overall deadline over
+all its tries, not only per read, and in size by a cap on the decompressed answer (decoded
+in bounded steps by `decoding`, so a small gzip bomb cannot take the memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import email.utils
+import logging
+import socket
+import ssl
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpcore
+import httpx
+
+from app.api.action import new_request_id
+from app.api.address import check_base_url
+from app.api.errors import (
+    ApiConnectionError,
+    ApiError,
+    ApiTimeoutError,
+    InvalidInput,
+)
+from app.api.http.decoding import Decoder, raw_pieces
+from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
+from app.api.http.failures import describe_transport_error, status_error
+from app.api.http.policy import Bounds, RetryPolicy
+from app.core import limits
+from app.core.redaction import redact
+
+log = logging.getLogger("partner_desk.api")
+
+# httpcore reads an answer 64 KiB at a time, and each read passes through the layers of four
+# libraries; a long streamed answer (280 MB) then takes 4,400 of them, a tenth of its load.
+# Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
+READ_BYTES = 256 * 1024
+SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
+httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
+
+
+class Transport:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        auth: httpx.Auth | None = None,
+        headers: Mapping[str, str] | None = None,
+        secured_headers: Mapping[str, str] | None = None,
+        verify: bool | str = True,
+        bounds: Bounds | None = None,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """``auth`` and ``secured_headers`` go with every secured call, ``headers`` with every
+        call: the service's own (its authentication, its headers) are given by its layer."""
+        if verify is False:
+            raise ValueError("TLS verification cannot be turned off")
+        check_base_url(base_url)
+        self.base_url = base_url.rstrip("/")
+        self._secured_headers = dict(secured_headers or {})
+        self.bounds = bounds = bounds or Bounds()
+        self.retry = retry or RetryPolicy()
+        self._listeners: list[ExchangeListener] = []
+        self.last_request_id: str | None = None
+        self._base_path = urlsplit(self.base_url).path.rstrip("/")
+        # the server's clock minus ours, from the Date header of its last answer
+        self.server_offset = dt.timedelta(0)
+        step = bounds.step_timeout
+        tls = _tls_context(verify)
+        if transport is None:
+            # a request's head and body leave together, not one delayed ACK (~40 ms) apart
+            transport = httpx.AsyncHTTPTransport(
+                verify=tls, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+            )
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            auth=auth,
+            verify=tls,
+            timeout=httpx.Timeout(step, connect=min(step, 5.0)),
+            transport=transport,
+            follow_redirects=False,
+            headers={
+                "Accept": "application/json",
+                "User-Agent": "PartnerDesk/0.1",
+                # what Decoder reads; anything else is refused
+                "Accept-Encoding": "gzip, deflate",
+                **(headers or {}),
+            },
+        )
+
+    def add_listener(self, listener: ExchangeListener) -> None:
+        self._listeners.append(listener)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        params: Mapping[str, str | int] | None = None,
+        files: Mapping[str, tuple[str | None, bytes, str]] | None = None,
+        secured: bool = True,
+        request_id: str | None = None,
+    ) -> Answer:
+        """Send, retrying on 408 and connection errors with the same x-request-id, and read the
+        answer. Returns a 2xx answer; raises an ApiError subclass for anything else."""
+        call = self._call(method, path, json_body, params, files, secured, request_id)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.bounds.deadline
+        try:
+            async with asyncio.timeout_at(deadline):
+                response, decoder = await self._send(call, deadline, stream=False)
+                try:
+                    content = await decoder.read_all(response, self.bounds.answer_bytes, call)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            raise call.error(
+                ApiTimeoutError,
+                f"No complete answer from {self.where()} within {self.bounds.deadline:g} s",
+            ) from None
+        return Answer(response.status_code, content, call.request_id, method, path)
+
+    async def stream(
+        self, method: str, path: str, *, params: Mapping[str, str | int] | None = None
+    ) -> AnswerStream:
+        """Send and return the 2xx answer unread, to be read in pieces (a long list); its
+        reading is bounded by ``stream_total`` and, between two bytes, ``step_timeout``."""
+        call = self._call(method, path, None, params, None, True, None)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.bounds.deadline
+        try:
+            async with asyncio.timeout_at(deadline):
+                response, decoder = await self._send(call, deadline, stream=True)
+        except TimeoutError:
+            raise call.error(
+                ApiTimeoutError,
+                f"No answer from {self.where()} within {self.bounds.deadline:g} s",
+            ) from None
+        return AnswerStream(self, response, decoder, call)
+
+    # -- plumbing
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        json_body: Any,
+        params: Mapping[str, str | int] | None,
+        files: Mapping[str, tuple[str | None, bytes, str]] | None,
+        secured: bool,
+        request_id: str | None,
+    ) -> Call:
+        request_id = request_id or new_request_id()
+        problem = limits.REQUEST_ID.length_problem(request_id)
+        if problem:
+            raise InvalidInput("x-request-id", problem)
+        headers = {"x-request-id": request_id}
+        if secured:
+            headers.update(self._secured_headers)
+        # built once, so every retry sends the very same bytes (multipart boundary included)
+        request = self._client.build_request(
+            method,
+            path,
+            json=json_body,
+            params={k: str(v) for k, v in (params or {}).items()},
+            files=files,
+            headers=headers,
+        )
+        self.last_request_id = request_id
+        return Call(method, path, request_id, request, secured)
+
+    async def _send(
+        self, call: Call, deadline: float, *, stream: bool
+    ) -> tuple[httpx.Response, Decoder]:
+        """The first 2xx answer, its body unread; retries 408 and failed connections."""
+        loop = asyncio.get_running_loop()
+        last_error: ApiError | None = None
+        for attempt in range(1, self.retry.attempts + 1):
+            if attempt > 1:
+                pause = self.retry.delay(attempt - 2)
+                if loop.time() + pause >= deadline:
+                    break  # no time left for another try
+                await asyncio.sleep(pause)
+            started = dt.datetime.now(dt.UTC)
+            clock = time.perf_counter()
+            try:
+                # open operations never carry the credentials
+                response = await self._client.send(
+                    call.request,
+                    auth=httpx.USE_CLIENT_DEFAULT if call.secured else None,
+                    stream=True,
+                )
+            except httpx.TransportError as exc:
+                last_error = call.error(
+                    ApiTimeoutError
+                    if isinstance(exc, httpx.TimeoutException)
+                    else ApiConnectionError,
+                    self.failure(exc),
+                )
+                self._notify(call, None, clock, started, attempt, last_error)
+                continue
+            self._notify(call, response.status_code, clock, started, attempt)
+            self._read_server_time(response)
+            try:
+                decoder = Decoder.for_response(response, call)
+            except ApiError:
+                await response.aclose()
+                raise
+            if response.is_success:
+                return response, decoder
+            try:
+                body = await decoder.read_all(response, self.bounds.error_bytes, call, cut=True)
+            except (ApiError, httpx.TransportError):
+                body = b""  # the error body is a courtesy; the status says enough
+            finally:
+                await response.aclose()
+            last_error = status_error(response, body, call)
+            if response.status_code != 408:
+                raise last_error
+        assert last_error is not None
+        raise last_error
+
+    def server_now(self) -> dt.datetime:
+        """The server's time now, as far as its last answer told (rules such as "the day of
+        payment" are the server's, not this computer's)."""
+        return dt.datetime.now(dt.UTC) + self.server_offset
+
+    def _read_server_time(self, response: httpx.Response) -> None:
+        try:
+            told = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
+            if told.tzinfo is None:
+                return  # a time of no known zone
+            told = told.astimezone(dt.UTC)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return  # no Date header, or not one we can read: keep what we knew
+        if not SERVER_YEARS[0] <= told.year <= SERVER_YEARS[1]:
+            return  # a clock this far off is no clock: every date sum with it would overflow
+        self.server_offset = told - dt.datetime.now(dt.UTC)
+
+    def where(self) -> str:
+        return self.base_url
+
+    def failure(self, exc: httpx.TransportError) -> str:
+        if isinstance(exc, httpx.TimeoutException):
+            return f"No answer from {self.where()} in time: {describe_transport_error(exc)}"
+        return f"Cannot reach {self.where()}: {describe_transport_error(exc)}"
+
+    def _notify(
+        self,
+        call: Call,
+        status: int | None,
+        clock: float,
+        started: dt.datetime,
+        attempt: int,
+        error: ApiError | None = None,
+    ) -> None:
+        exchange = Exchange(
+            started=started,
+            method=call.method,
+            # the whole path on the server: /orders/ under a base URL of /shop is /shop/orders/
+            path=redact(self._base_path + call.path),
+            status=status,
+            request_id=call.request_id,
+            latency_ms=round((time.perf_counter() - clock) * 1000, 1),
+            attempt=attempt,
+            error=None if error is None else redact(str(error)),
+        )
+        log.info(
+            "%s %s -> %s x-request-id=%s %.1f ms attempt %d",
+            call.method,
+            exchange.path,
+            status if status is not None else exchange.error,
+            call.request_id,
+            exchange.latency_ms,
+            attempt,
+        )
+        for listener in self._listeners:
+            listener(exchange)
+
+
+class AnswerStream:
+    """A 2xx answer read in decoded chunks; close it (or leave its ``chunks`` loop) to close
+    the connection."""
+
+    def __init__(
+        self, transport: Transport, response: httpx.Response, decoder: Decoder, call: Call
+    ) -> None:
+        self._transport = transport
+        self._response = response
+        self._decoder = decoder
+        self.call = call
+
+    @property
+    def request_id(self) -> str:
+        return self.call.request_id
+
+    def error(self, kind: type[ApiError], message: str) -> ApiError:
+        return self.call.error(kind, message)
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        bounds = self._transport.bounds
+        deadline = asyncio.get_running_loop().time() + bounds.stream_total
+        raw = raw_pieces(self._response)
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        piece = await anext(raw, None)
+                except TimeoutError:
+                    raise self.call.error(
+                        ApiTimeoutError,
+                        f"The answer from {self._transport.where()} did not end within "
+                        f"{bounds.stream_total:g} s",
+                    ) from None
+                except httpx.TimeoutException:
+                    raise self.call.error(
+                        ApiTimeoutError,
+                        f"The answer from {self._transport.where()} stopped: nothing came "
+                        f"for {bounds.step_timeout:g} s",
+                    ) from None
+                except httpx.TransportError as exc:
+                    raise self.call.error(
+                        ApiConnectionError, self._transport.failure(exc)
+                    ) from None
+                if piece is None:
+                    break
+                for decoded in self._decoder.feed(piece):
+                    yield decoded
+            tail = self._decoder.flush()
+            if tail:
+                yield tail
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
+
+
+def _tls_context(verify: bool | str) -> ssl.SSLContext:
+    """The system's trusted CAs, plus those of the profile's CA bundle when it has one."""
+    context = ssl.create_default_context()
+    if isinstance(verify, str):
+        try:
+            context.load_verify_locations(cafile=verify)
+        except (OSError, ssl.SSLError) as exc:
+            raise InvalidInput("CA bundle", f"cannot use {verify}: {exc}") from None
+    return context
