@@ -14,9 +14,12 @@ request again with its key (``last_request``), and build the edit on what that a
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from app.api.errors import ApiError
+
+T = TypeVar("T")
 
 
 def new_request_id() -> str:
@@ -34,6 +37,28 @@ class ActionKey:
         self.last_request: Any = None  # what was last sent with the key (a JSON-like value)
         self.outcome_unknown = False
         self.done = False
+        self.replayed = False  # the last send went out as the earlier request (see send)
+
+    async def send(self, request: Any, call: Callable[[Any, str], Awaitable[T]]) -> T:
+        """Send ``request`` through ``call(request, key)`` with the key this action gives it,
+        and settle the key with the outcome (an ApiError is raised on once settled).
+
+        When an earlier request's outcome is unknown and this one differs, the earlier one is
+        what goes out, with its key (``replayed`` is then true): its outcome must be known
+        before anything else is sent; the changed request is the caller's to send after it,
+        under a key of its own."""
+        self.replayed = False
+        try:
+            key = self.key_for(request)
+        except OutcomeUnknown:
+            request, key, self.replayed = self.last_request, self.key, True
+        try:
+            result = await call(request, key)
+        except ApiError as exc:
+            self.settle(exc)
+            raise
+        self.settle(None)
+        return result
 
     def key_for(self, request: Any) -> str:
         """The key to send this request with: the same for the same request; a new one for a

@@ -161,16 +161,18 @@ class AccountsArea:
             await self._open(client_id, action)
 
     async def _open(self, client_id: str, action: ActionKey) -> None:
-        key = action.key_for({"open account": client_id})
         try:
-            account = await self._context.banking.create_account(client_id, request_id=key)
+            account = await action.send(
+                {"open account": client_id},
+                lambda _request, key: self._context.banking.create_account(
+                    client_id, request_id=key
+                ),
+            )
         except ApiError as exc:
-            action.settle(exc)
             self._opening = (client_id, action) if exc.outcome_unknown else None
             # after signing in again, the same action runs with the same key
             self._presenter.show(exc, lambda: self._tasks.spawn(self._open(client_id, action)))
             return
-        action.settle(None)
         self._opening = None
         await self._load(client_id, select=account.id)
         self.view.status.setText(f"Opened account {account.iban}")

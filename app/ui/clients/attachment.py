@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core import checks, limits
 from app.ui.common.form import FormRows, ReasonLabel
@@ -203,24 +203,29 @@ class AttachmentDialog(QDialog):
             self._done_busy()
             return
         request = (metadata, str(path), stamp)
-        try:
-            key = self.action.key_for(request)
-        except OutcomeUnknown:
-            # the last upload's outcome is unknown: that one goes again with its key
-            key = self.action.key
-            metadata, path = self.action.last_request[0], Path(self.action.last_request[1])
-            model = build(AttachmentMetadata, metadata)
-            content, _stamp = await asyncio.to_thread(_read_bounded, path)
-        try:
-            created = await self._context.banking.create_attachment(
+
+        async def upload(sent: tuple[dict[str, Any], str, Any], key: str) -> AttachmentCreated:
+            if sent != request:  # the last upload's outcome is unknown: that one goes again
+                sent_path = Path(sent[1])
+                file, _stamp = await asyncio.to_thread(_read_bounded, sent_path)
+                return await self._context.banking.create_attachment(
+                    build(AttachmentMetadata, sent[0]),
+                    file,
+                    filename=sent_path.name,
+                    request_id=key,
+                )
+            return await self._context.banking.create_attachment(
                 model, content, filename=path.name, request_id=key
             )
-        except ApiError as exc:
-            self.action.settle(exc)
-            self._presenter.show(exc, self.upload)
+
+        try:
+            created = await self.action.send(request, upload)
+        except (ApiError, OSError) as exc:
+            failure = exc if isinstance(exc, ApiError) else InvalidInput("file", str(exc))
+            self._presenter.show(failure, self.upload)
             self._done_busy()
             return
-        self.action.settle(None)
+        path = Path(self.action.last_request[1])  # the file that went
         self.created = created
         expires = created.expired_at.replace("T", " ").removesuffix("Z")
         self.outcome.setText(
@@ -245,11 +250,13 @@ class AttachmentDialog(QDialog):
             )
             return
         request = {"client_type": "COMPANY", "company": {"documents": documents}}
-        action = ActionKey()
+        client_id = self.client.id
         try:
-            update = build(ClientV2Update, request)
-            self.client = await self._context.banking.update_client_v2(
-                self.client.id, update, request_id=action.key_for(request)
+            self.client = await ActionKey().send(
+                request,
+                lambda sent, key: self._context.banking.update_client_v2(
+                    client_id, build(ClientV2Update, sent), request_id=key
+                ),
             )
         except ApiError as exc:
             self.outcome.setText(f"{self.outcome.text()}\nNot added to the documents: {exc}")

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core import checks, limits
 from app.core.checks import Check
@@ -389,39 +389,25 @@ class ClientDialog(QDialog):
 
     async def _save(self) -> None:
         request = self.request()
-        try:
-            key = self.action.key_for(request)
-        except OutcomeUnknown:
-            await self._learn_outcome_then_save()
-            return
-        self._busy(True)
-        try:
-            result = await self._send(request, key)
-        except ApiError as exc:
-            self.action.settle(exc)
-            self._failed(exc)
-            return
-        finally:
-            self._busy(False)
-        self.action.settle(None)
-        self._finish(result, "")
-
-    async def _learn_outcome_then_save(self) -> None:
-        """The last Save's outcome is unknown and the form changed since: send that Save again
-        with its key (the service replays it, or carries it out now), then save the edit on top
-        of what it answers, as an update with a key of its own."""
         was_create = self.client_id is None
         typed_reference = self.reference.text().strip()
         self._busy(True)
         try:
-            first = await self._send(self.action.last_request, self.action.key)
+            result = await self.action.send(request, self._send)
         except ApiError as exc:
-            self.action.settle(exc)
             self._failed(exc)
             return
         finally:
             self._busy(False)
-        self.action.settle(None)
+        if self.action.replayed:
+            await self._save_after(result, was_create, typed_reference)
+            return
+        self._finish(result, "")
+
+    async def _save_after(self, first: ClientV2, was_create: bool, typed_reference: str) -> None:
+        """The last Save's outcome was unknown and the form changed since: that Save went again
+        with its key (the service replayed it, or carried it out now); the edit is now saved
+        on top of what it answered, as an update with a key of its own."""
         done = "created" if was_create else "saved"
         self.client_id = first.id
         details = first.company if self.kind == "company" else first.person
@@ -442,17 +428,14 @@ class ClientDialog(QDialog):
             self._finish(first, told)
             return
         self.refresh()
-        request = self.request()
         self._busy(True)
         try:
-            result = await self._send(request, self.action.key_for(request))
+            result = await self.action.send(self.request(), self._send)
         except ApiError as exc:
-            self.action.settle(exc)
             self._failed(exc)
             return
         finally:
             self._busy(False)
-        self.action.settle(None)
         self._finish(result, told + " Your later changes were then saved to it.")
 
     async def _send(self, request: dict[str, Any], key: str) -> ClientV2:

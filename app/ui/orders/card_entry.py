@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
@@ -337,19 +337,19 @@ class CardEntryDialog(QDialog):
     async def _pay(self, payment: Any) -> None:
         # the action key is keyed on what identifies the payment, never on the card itself
         identity = (self.order.id, self.masked(), payment.body().get("exp_month"))
-        try:
-            key = self.action.key_for(identity)
-        except OutcomeUnknown:
-            key = self.action.key  # the same card again: learn the first one's outcome
         self.pay_button.setEnabled(False)
         try:
-            paid = await self._context.gateway.pay(self.order, payment, request_id=key)
+            # the card typed now is what goes, with the key of the payment it is
+            paid = await self.action.send(
+                identity,
+                lambda _identity, key: self._context.gateway.pay(
+                    self.order, payment, request_id=key
+                ),
+            )
         except ApiError as exc:
-            self.action.settle(exc)
             self._presenter.show(exc)
             QTimer.singleShot(0, self.refresh)  # once this task is over: Pay again is offered
             return
-        self.action.settle(None)
         self.paid = paid
         self._forget_card()
         status = STATUS_TEXT.get(paid.status, paid.status)

@@ -18,7 +18,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMessageBox
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput, UnexpectedStatus
 from app.core import limits
 from app.ui.common.browser import open_secret_address
@@ -409,21 +409,14 @@ class OrdersArea:
         """Send an action with its own key, kept until its outcome is known."""
         action_key = self.action_keys.setdefault((order.id, action), ActionKey())
         try:
-            key = action_key.key_for((action, request))
-        except OutcomeUnknown:
-            # the last try's outcome is unknown: that request goes again first, with its key
-            _action, request = action_key.last_request
-            key = action_key.key
-        try:
-            updated = await call(request, key)
+            # when the last try's outcome is unknown, that request goes again first
+            updated = await action_key.send((action, request), lambda sent, key: call(sent[1], key))
         except ApiError as exc:
-            action_key.settle(exc)
             self._presenter.show(
                 exc, lambda: self._tasks.spawn(self._act(order, action, request, call))
             )
             await self.reload(order.id)
             return
-        action_key.settle(None)
         self.action_keys.pop((order.id, action), None)
         self.show_order(updated)
         self._context.events.order_changed.emit(order.id)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount
 from app.core.gateway.matrix import NAMES, Item, conflicts
@@ -908,22 +908,19 @@ class OrderDialog(QDialog):
         from app.api.gateway import OrderCreate
         from app.api.models import build
 
-        try:
-            key = self.action.key_for(request)
-        except OutcomeUnknown:
-            request = self.action.last_request  # learn the first one's outcome first
-            key = self.action.key
         self.create_button.setEnabled(False)
         try:
-            order = await self._context.gateway.create_order(
-                build(OrderCreate, request), request_id=key
+            # when the first Create's outcome is unknown, it goes again first
+            order = await self.action.send(
+                request,
+                lambda sent, key: self._context.gateway.create_order(
+                    build(OrderCreate, sent), request_id=key
+                ),
             )
         except ApiError as exc:
-            self.action.settle(exc)
             self._presenter.show(exc, lambda: self._tasks.spawn(self._send(request)))
             self.refresh()
             return
-        self.action.settle(None)
         self.created = order
         self.accept()
 

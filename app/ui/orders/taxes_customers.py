@@ -118,11 +118,13 @@ class TaxesDialog(QDialog):
 
         request = self.request()
         try:
-            tax = await self._context.gateway.create_tax(
-                build(TaxCreate, request), request_id=self.action.key_for(request)
+            tax = await self.action.send(
+                request,
+                lambda sent, key: self._context.gateway.create_tax(
+                    build(TaxCreate, sent), request_id=key
+                ),
             )
         except ApiError as exc:
-            self.action.settle(exc)
             self._context.presenter.show(exc)
             return
         self.action = ActionKey()  # the next tax is another action
@@ -202,13 +204,16 @@ class CustomersDialog(QDialog):
 
         request = {"email": self.email.text().strip()}
         try:
-            created = await self._context.gateway.create_customer(
-                build(CustomerCreate, request), request_id=self.action.key_for(request)
+            created = await self.action.send(
+                request,
+                lambda sent, key: self._context.gateway.create_customer(
+                    build(CustomerCreate, sent), request_id=key
+                ),
             )
         except ApiError as exc:
-            self.action.settle(exc)
             self._context.presenter.show(exc)
             return
+        request = self.action.last_request  # the one sent: the first, when that was replayed
         self.action = ActionKey()
         self._remember(created.id, request["email"])
         rows = [(request["email"], created.id)]

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core import checks, limits
 from app.core.ids import uuid7
@@ -674,44 +674,28 @@ class TransferDialog(QDialog):
         return "\n".join(lines)
 
     async def _send(self, kind: Kind, request: dict[str, Any]) -> None:
-        try:
-            key = self.action.key_for((kind, request))
-        except OutcomeUnknown:
-            await self._learn_outcome()
-            return
+        """Send the transfer with the form's key. When a first Submit's outcome is unknown and
+        the form changed since, that first Submit goes again instead, with its key, and its
+        outcome is shown; the changes are not sent (a transfer cannot be edited): the user
+        starts a New transfer for them."""
         self._busy(True)
         try:
-            created = await _create(self._context, kind, self.account_id, request, key)
+            created = await self.action.send(
+                (kind, request),
+                lambda sent, key: _create(self._context, sent[0], self.account_id, sent[1], key),
+            )
         except ApiError as exc:
-            self.action.settle(exc)
             # the form keeps its data and its key: Submit again is the same transfer
             self._presenter.show(exc, lambda: self._tasks.spawn(self._send(kind, request)))
             return
         finally:
             self._busy(False)
-        self.action.settle(None)
-        self._created(created)
-
-    async def _learn_outcome(self) -> None:
-        """The form changed after a Submit whose outcome is unknown: that Submit is sent again
-        with its key, and its outcome shown; the changes are not sent (a transfer cannot be
-        edited), the user starts a New transfer for them."""
-        kind, request = self.action.last_request
-        self._busy(True)
-        try:
-            created = await _create(self._context, kind, self.account_id, request, self.action.key)
-        except ApiError as exc:
-            self.action.settle(exc)
-            self._presenter.show(exc, self.submit)
-            return
-        finally:
-            self._busy(False)
-        self.action.settle(None)
-        self.notice = (
-            "The first Submit's outcome was unknown, so it was sent again with its request ID: "
-            f"transfer {created.id} was created with what you first entered. Your later "
-            "changes were not sent: start a New transfer for them."
-        )
+        if self.action.replayed:
+            self.notice = (
+                "The first Submit's outcome was unknown, so it was sent again with its request "
+                f"ID: transfer {created.id} was created with what you first entered. Your later "
+                "changes were not sent: start a New transfer for them."
+            )
         self._created(created)
 
     def _busy(self, busy: bool) -> None:

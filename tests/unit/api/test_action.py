@@ -33,3 +33,30 @@ def test_a_changed_request_while_the_outcome_is_unknown_must_learn_it_first(erro
     assert action.key == first and action.last_request == {"a": 1}
     action.settle(None)  # the replay of the first one answered
     assert action.done and not action.outcome_unknown
+
+
+def test_send_settles_the_key_and_replays_an_unknown_outcome_before_a_changed_request():
+    from tests.conftest import run
+
+    action = ActionKey()
+    sent: list[tuple[dict, str]] = []
+
+    def call(outcome):
+        async def send(request, key):
+            sent.append((request, key))
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+        return send
+
+    with pytest.raises(ServerError):
+        run(action.send({"a": 1}, call(ServerError("500 after acting"))))
+    assert action.outcome_unknown and not action.replayed
+    # the form changed: the first request goes again, with its key, before anything else
+    assert run(action.send({"a": 2}, call("created"))) == "created"
+    assert action.replayed and action.done and not action.outcome_unknown
+    assert sent == [({"a": 1}, action.key), ({"a": 1}, action.key)]
+    # its outcome known, the changed request is another action's: a new key
+    run(action.send({"a": 2}, call("updated")))
+    assert not action.replayed and sent[-1][0] == {"a": 2} and sent[-1][1] != sent[0][1]
