@@ -31,7 +31,9 @@ from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
 from app.ui.common.notice import NoticeLabel
-from app.ui.orders.model import STATUS_TEXT, money
+from app.ui.orders.catalogue import status
+from app.ui.orders.model import money
+from app.ui.orders.rules import ACTIONS
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
 
@@ -326,7 +328,7 @@ class CardEntryDialog(QDialog):
         confirmed = await confirmed_by_user(
             self,
             self,
-            "Take the payment?",
+            ACTIONS["pay"].title,
             f"Pay {money(self.order.amount, self.order.currency)} for order {self.order.id} "
             f"with the card {self.masked()}?",
         )
@@ -352,8 +354,8 @@ class CardEntryDialog(QDialog):
             return
         self.paid = paid
         self._forget_card()
-        status = STATUS_TEXT.get(paid.status, paid.status)
-        self.status.setText(f"Order {paid.id}: {status}, card {self.masked_paid(paid)}.")
+        shown = status(paid.status).title
+        self.status.setText(f"Order {paid.id}: {shown}, card {self.masked_paid(paid)}.")
         self._context.events.order_changed.emit(paid.id)
         self.refresh()
 

@@ -10,8 +10,6 @@ shows the orders made or looked up from this desk (a local journal of ids)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
@@ -28,7 +26,7 @@ from app.ui.orders.card_entry import CardEntryDialog
 from app.ui.orders.journal import OrderJournal
 from app.ui.orders.model import WIDTHS, OrdersModel, money
 from app.ui.orders.order_form import OrderDialog
-from app.ui.orders.rules import Action, offers
+from app.ui.orders.rules import ACTIONS, Action, offers
 from app.ui.orders.taxes_customers import CustomersDialog, TaxesDialog
 from app.ui.orders.view import OrdersView
 from app.ui.shell.areas import AreaContext
@@ -41,7 +39,6 @@ KNOWN_CUSTOMERS_KEY = "orders/known_customers"
 MAX_KNOWN_CUSTOMERS = 500
 
 #: what an action sends: (the request, its x-request-id) -> the order after it
-Call = Callable[[Any, str], Awaitable["Order"]]
 
 
 class OrdersArea:
@@ -275,17 +272,11 @@ class OrdersArea:
         order = self.current
         if order is None:
             return
-        starters = {
-            "pay": self._pay,
-            "capture": self._capture,
-            "refund": self._refund,
-            "reverse": self._reverse,
-            "charge": self._charge,
-        }
-        self._tasks.spawn(starters[action](order))
+        # each action of the table (rules.ACTIONS) is started by the method of its name
+        self._tasks.spawn(getattr(self, f"_{action}")(order))
 
-    async def _confirm(self, title: str, text: str) -> bool:
-        return await confirmed(self, self.view, title, text)
+    async def _confirm(self, action: Action, text: str) -> bool:
+        return await confirmed(self, self.view, ACTIONS[action].title, text)
 
     async def _amount(self, dialog: AmountDialog) -> bool:
         self.amount_dialog = dialog
@@ -331,15 +322,8 @@ class OrdersArea:
         text = f"Capture {money(total, currency)} of the {reserved} reserved?"
         if rest:
             text += f"\n{money(rest, currency)} will be released to the cardholder."
-        if await self._confirm("Capture the payment?", text):
-            await self._act(
-                order,
-                "capture",
-                str(total),
-                lambda amount, key: self._context.gateway.capture(
-                    order.id, Decimal(amount), currency=currency, request_id=key
-                ),
-            )
+        if await self._confirm("capture", text):
+            await self._act(order, "capture", str(total))
 
     async def _refund(self, order: Order) -> None:
         currency = order.currency
@@ -364,18 +348,8 @@ class OrdersArea:
         text = f"Refund {money(moved, currency)} {what} to the cardholder?"
         if amount is not None:
             text += f"\n{money(remaining - moved, currency)} will remain captured."
-        if await self._confirm("Refund the payment?", text):
-            await self._act(
-                order,
-                "refund",
-                None if amount is None else str(amount),
-                lambda value, key: self._context.gateway.refund(
-                    order.id,
-                    None if value is None else Decimal(value),
-                    currency=currency,
-                    request_id=key,
-                ),
-            )
+        if await self._confirm("refund", text):
+            await self._act(order, "refund", None if amount is None else str(amount))
 
     async def _reverse(self, order: Order) -> None:
         currency = order.currency
@@ -384,37 +358,31 @@ class OrdersArea:
             f"Reverse the payment of order {order.id} in full: {money(moved, currency)} goes "
             "back to the cardholder. A reversal is possible only on the day of payment."
         )
-        if await self._confirm("Reverse the payment?", text):
-            await self._act(
-                order,
-                "reverse",
-                None,
-                lambda _none, key: self._context.gateway.reverse(order.id, request_id=key),
-            )
+        if await self._confirm("reverse", text):
+            await self._act(order, "reverse", None)
 
     async def _charge(self, order: Order) -> None:
         text = (
             f"Charge {money(order.amount, order.currency)} to the saved card of customer "
             f"{order.client_email or order.customer_id} (order {order.id})?"
         )
-        if await self._confirm("Charge the saved card?", text):
-            await self._act(
-                order,
-                "charge",
-                None,
-                lambda _none, key: self._context.gateway.charge(order.id, request_id=key),
-            )
+        if await self._confirm("charge", text):
+            await self._act(order, "charge", None)
 
-    async def _act(self, order: Order, action: Action, request: Any, call: Call) -> None:
-        """Send an action with its own key, kept until its outcome is known."""
+    async def _act(self, order: Order, action: Action, amount: str | None) -> None:
+        """Send an action's request (rules.ACTIONS) with its own key, kept until its outcome
+        is known."""
+        send = ACTIONS[action].send
+        assert send is not None  # pay goes through the card entry
         action_key = self.action_keys.setdefault((order.id, action), ActionKey())
         try:
             # when the last try's outcome is unknown, that request goes again first
-            updated = await action_key.send((action, request), lambda sent, key: call(sent[1], key))
-        except ApiError as exc:
-            self._presenter.show(
-                exc, lambda: self._tasks.spawn(self._act(order, action, request, call))
+            updated = await action_key.send(
+                (action, amount),
+                lambda sent, key: send(self._context.gateway, order, sent[1], key),
             )
+        except ApiError as exc:
+            self._presenter.show(exc, lambda: self._tasks.spawn(self._act(order, action, amount)))
             await self.reload(order.id)
             return
         self.action_keys.pop((order.id, action), None)

@@ -14,6 +14,7 @@ from app.core.gateway.amounts import format_amount
 from app.core.gateway.matrix import BY_CODE, NAMES
 from app.core.money import MoneyError
 from app.ui.common.paged_model import PagedTableModel, PageSource
+from app.ui.orders.catalogue import status
 from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
@@ -46,31 +47,6 @@ WIDTHS = {
     CREATED: 125,
 }
 
-#: the status in words, and its colour (never colour alone)
-STATUS_TEXT = {
-    "new": "New",
-    "pending_3ds": "Waiting for 3DS",
-    "hold": "Reserved",
-    "charged": "Charged",
-    "partially_refunded": "Partly refunded",
-    "refunded": "Refunded",
-    "reversed": "Reversed",
-    "declined": "Declined",
-    "expired": "Expired",
-    "verified": "Verified",
-}
-STATUS_COLOUR = {
-    "new": "#44474e",
-    "pending_3ds": "#8a5a00",
-    "hold": "#8a5a00",
-    "charged": "#1b7f3b",
-    "partially_refunded": "#1b5e7f",
-    "refunded": "#1b5e7f",
-    "reversed": "#6b4fa0",
-    "declined": "#b3261e",
-    "expired": "#b3261e",
-    "verified": "#1b7f3b",
-}
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -100,7 +76,7 @@ def cells(order: Order) -> tuple[str, ...]:
     currency = order.currency
     return (
         order.id,
-        STATUS_TEXT.get(order.status, order.status),
+        status(order.status).title,
         scenario_name(order.scenario),
         amount_text(order.amount, currency),
         amount_text(order.amount_reserved, currency),
@@ -120,7 +96,7 @@ class OrdersModel(PagedTableModel["Order"]):
 
     def decoration(self, item: Order, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS:
-            return QColor(STATUS_COLOUR.get(item.status, "#000000"))
+            return QColor(status(item.status).colour)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (
             AMOUNT,
             RESERVED,

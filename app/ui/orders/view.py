@@ -27,36 +27,12 @@ from app.core.limits import ORDER_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
-from app.ui.orders.model import STATUS_COLOUR, STATUS_TEXT, money, scenario_name, when
+from app.ui.orders.catalogue import EVENTS, status
+from app.ui.orders.model import money, scenario_name, when
 from app.ui.orders.rules import ACTIONS, Action, Offer
 
 if TYPE_CHECKING:
     from app.api.gateway import Order
-
-#: the history's events in words (a release is not a charge)
-EVENT_TEXT = {
-    "created": "Created",
-    "three_ds_required": "3DS asked",
-    "three_ds_authenticated": "3DS passed",
-    "three_ds_failed": "3DS failed",
-    "declined": "Declined",
-    "charged": "Charged",
-    "authorized": "Reserved",
-    "verified": "Verified",
-    "captured": "Captured",
-    "released": "Released",
-    "expired": "Expired",
-    "refunded": "Refunded",
-    "reversed": "Reversed",
-    "card_saved": "Card saved",
-}
-ACTION_TITLES: dict[Action, str] = {
-    "pay": "Take card payment…",
-    "capture": "Capture…",
-    "refund": "Refund…",
-    "reverse": "Reverse…",
-    "charge": "Charge saved card…",
-}
 
 
 def _value() -> QLabel:
@@ -103,7 +79,7 @@ class OrderDetail(QWidget):
         self.action_buttons: dict[Action, QPushButton] = {}
         actions = QGridLayout()  # two rows: the pane stays narrow enough beside the list
         for index, action in enumerate(ACTIONS):
-            button = QPushButton(ACTION_TITLES[action])
+            button = QPushButton(ACTIONS[action].label)
             button.setObjectName(f"action:{action}")
             self.action_buttons[action] = button
             actions.addWidget(button, index // 3, index % 3)
@@ -143,9 +119,10 @@ class OrderDetail(QWidget):
             return
         currency = order.currency
         self.heading.setText(f"<b>Order {order.id}</b>")
-        status = self.fields["status"]
-        status.setText(STATUS_TEXT.get(order.status, order.status))
-        status.setStyleSheet(f"color: {STATUS_COLOUR.get(order.status, '#000000')};")
+        status_label = self.fields["status"]
+        shown = status(order.status)
+        status_label.setText(shown.title)
+        status_label.setStyleSheet(f"color: {shown.colour};")
         capabilities = [NAMES[BY_CODE[c]] if c in BY_CODE else c for c in order.capabilities]
         self.fields["scenario"].setText(
             scenario_name(order.scenario)
@@ -182,7 +159,7 @@ class OrderDetail(QWidget):
         self.fields["cof"].setText(order.cof_trace_id or "—")
         for entry in order.history:
             amount = f"  {money(entry.amount, currency)}" if entry.amount is not None else ""
-            event = EVENT_TEXT.get(entry.event, entry.event)
+            event = EVENTS.get(entry.event, entry.event)
             self.history.addItem(f"{when(entry.at)}  {event}{amount} — {entry.message}")
         self.checkout_button.setEnabled(order.status == "new")
         self.three_ds_button.setEnabled(order.three_ds_url is not None)
@@ -193,7 +170,7 @@ class OrderDetail(QWidget):
             button.setEnabled(offer.allowed)
             button.setToolTip(offer.reason)
             if not offer.allowed:
-                reasons.append(f"{ACTION_TITLES[action].rstrip('…')}: {offer.reason}")
+                reasons.append(f"{ACTIONS[action].label.rstrip('…')}: {offer.reason}")
         self.reasons.setText("\n".join(reasons))
 
 
