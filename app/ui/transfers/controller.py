@@ -13,19 +13,20 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.core import limits
+from app.forms.transfer import KINDS, Kind, list_transfers
 from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.paged_model import ItemRole
 from app.ui.shell.areas import AreaContext
 from app.ui.transfers.details import TransferDetails
 from app.ui.transfers.form import TransferDialog
-from app.ui.transfers.model import COLUMNS, KINDS, WIDTHS, Kind, TransfersModel, list_transfers
+from app.ui.transfers.model import COLUMNS, WIDTHS, TransfersModel
 from app.ui.transfers.view import TransfersView
 
 if TYPE_CHECKING:
     import asyncio
 
-    from app.ui.transfers.model import Transfer
+    from app.forms.transfer import Transfer
 
 
 class TransfersArea:

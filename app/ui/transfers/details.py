@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from app.ui.transfers.model import STATUS_TEXT, currency_of
+from app.forms.transfer import STATUS_TEXT
+from app.ui.transfers.model import currency_of
 
 if TYPE_CHECKING:
-    from app.ui.transfers.model import Transfer
+    from app.forms.transfer import Transfer
 
 
 def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:

@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from app.core.money import plain_decimal
+from app.forms.transfer import STATUS_TEXT
 from app.ui.common.formatting import money_text
 from app.ui.common.paged_model import PagedTableModel, PageSource
 from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
-    from app.api.banking import (
-        BankingClient,
-        InternalTransfer,
-        SepaTransfer,
-        TransferQuery,
-        WorldTransfer,
-    )
-
-    Transfer = SepaTransfer | WorldTransfer | InternalTransfer
-
-Kind = Literal["sepa", "world", "internal"]
-KINDS: tuple[Kind, ...] = ("sepa", "world", "internal")
-KIND_TITLES: dict[Kind, str] = {"sepa": "SEPA", "world": "World", "internal": "Internal"}
+    from app.forms.transfer import Transfer
 
 COLUMNS = (
     "ID",
@@ -54,8 +43,7 @@ WIDTHS = {
     PROCESSED: 150,
 }
 
-#: the status in words, and its colour (never colour alone)
-STATUS_TEXT = {"inprogress": "In progress", "done": "Done", "error": "Error"}
+#: the status's colour, beside its words (never colour alone)
 STATUS_COLOUR = {"inprogress": "#8a5a00", "done": "#1b7f3b", "error": "#b3261e"}
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -101,16 +89,6 @@ def export_cells(transfer: Transfer) -> tuple[str, ...]:
         transfer.description or "",
         transfer.processing_date or "",
     )
-
-
-async def list_transfers(
-    banking: BankingClient, kind: Kind, account_id: str, query: TransferQuery
-) -> list[Transfer]:
-    if kind == "sepa":
-        return list(await banking.list_sepa(account_id, query))
-    if kind == "world":
-        return list(await banking.list_world(account_id, query))
-    return list(await banking.list_internal(account_id, query))
 
 
 class TransfersModel(PagedTableModel["Transfer"]):

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.limits import TRANSFER_FILTER_FIELDS
+from app.forms.transfer import KIND_TITLES, KINDS
 from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.filter_builder import FilterBuilder
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
-from app.ui.transfers.model import KIND_TITLES, KINDS
 
 
 class TransfersView(QWidget):

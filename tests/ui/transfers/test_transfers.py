@@ -169,21 +169,11 @@ def test_a_failed_fee_is_shown_inline_and_the_form_stays_usable(
     dialog.done(0)
 
 
+# every limit is checked in the draft's own tests (tests/unit/forms); the window shows them
 @pytest.mark.parametrize(
     ("values", "key", "problem"),
     [
         ({"amount": "0"}, "amount", "From 0.01 EUR to 21,474,836.47 EUR"),
-        ({"amount": "21474837"}, "amount", "From 0.01 EUR to 21,474,836.47 EUR"),
-        ({"amount": "1.234,5x"}, "amount", "'1.234,5x' is not an amount: use digits"),
-        ({"recipient_name": "N" * 71}, "recipient_name", "At most 70 characters (71 now)"),
-        ({"description": "D" * 141}, "description", "At most 140 characters (141 now)"),
-        ({"recipient_address": "A" * 141}, "recipient_address", "At most 140 characters"),
-        ({"recipient_country": "XX"}, "recipient_country", "XX is not a country code: use one"),
-        ({"recipient_country": "Germany"}, "recipient_country", "Enter a two-letter country code"),
-        ({"ip": "1.2.3"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
-        ({"ip": "300.0.0.1"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
-        ({"id": "x" * 65}, "id", "At most 64 characters (65 now)"),
-        ({"recipient_iban": "DE89 3704 0044 0532 0130 01"}, "recipient_iban", "check digits"),
         ({"recipient_iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "recipient_iban", "SEPA"),
     ],
 )
