@@ -1,15 +1,13 @@
-"""The New order form: customer, products, currency and language, a scenario and capability
-boxes — offering only what the compatibility matrix (app.core.gateway.matrix) allows with
-what is already chosen, an unavailable choice disabled with the reason on hover — and the
-fields each capability needs. Every field is checked as it is typed, against the same model
-the service layer sends (app.api.gateway.OrderCreate); Create stays disabled, saying why,
-until the order can be sent. The form owns its action key: one form, one order.
+"""The New order window: the widgets of an order draft (app.forms.order).
+
+Its groups are built from the draft's table of parts; what the matrix does not offer with what
+is chosen is disabled with the reason on hover; every field shows what the draft says of it as
+it is typed, and Create stays disabled, saying why, until the order can be sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -31,17 +29,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
-from app.core.gateway.amounts import AmountError, format_amount, parse_amount
-from app.core.gateway.matrix import NAMES, Item, conflicts
-from app.core.money import is_currency
-from app.ui.common.form import (
-    PROBLEM_STYLE,
-    FormRows,
-    ReasonLabel,
-    ask_before_discarding,
+from app.core.gateway.matrix import NAMES, Item
+from app.forms.order import (
+    CAPABILITIES,
+    CURRENCIES,
+    LEG_FIELDS,
+    MAX_LEGS,
+    MAX_PRODUCTS,
+    PART,
+    PART_OF,
+    SAVING_CHOICES,
+    SCENARIO_NAMES,
+    SCENARIOS,
+    TRAVEL_MEMBERS,
+    OrderDraft,
+    Part,
+    Product,
 )
+from app.ui.common.form import PROBLEM_STYLE, FormRows, ReasonLabel, ask_before_discarding
 from app.ui.common.notice import NoticeLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
@@ -51,58 +57,7 @@ if TYPE_CHECKING:
 
     from app.api.gateway import Order, Tax
 
-#: The scenario choice, and the items each one makes.
-SCENARIOS: tuple[tuple[str, frozenset[Item]], ...] = (
-    ("One-Step", frozenset({Item.OS})),
-    ("Two-Step", frozenset({Item.TS})),
-    ("Zero-Amount", frozenset({Item.ZA})),
-    ("Recurring", frozenset({Item.OS, Item.RC})),
-    ("Recurring (Automatic)", frozenset({Item.OS, Item.RA})),
-    ("One-Click", frozenset({Item.OS, Item.OC})),
-)
-USE_SCENARIO = {Item.RC: "recurring", Item.RA: "automatic", Item.OC: "one-click"}
-CAPABILITIES: tuple[Item, ...] = (
-    Item.PMS,
-    Item.TD,
-    Item.AF,
-    Item.DD,
-    Item.SL,
-    Item.QC,
-    Item.MO,
-    Item.SF,
-    Item.SP,
-    Item.TX,
-    Item.AVS,
-)
-CURRENCIES = ("EUR", "USD", "GBP", "CHF", "JPY")
-SAVING_CHOICES = ("one-click", "automatic", "recurring", "(none: force_save_method only)")
-TRAVEL_MEMBERS = {
-    "airline_addendum": "Airline (with legs)",
-    "lodging": "Lodging",
-    "car_rental": "Car rental",
-    "cruise": "Cruise",
-    "ground_transportation": "Ground transportation",
-}
-SPANS = {
-    "lodging": (("checkin_date", "Check-in"), ("checkout_date", "Check-out")),
-    "car_rental": (("pickup_date", "Pick-up"), ("return_date", "Return")),
-    "cruise": (("departure_date", "Departure"), ("return_date", "Return")),
-    "ground_transportation": (("departure_date", "Departure"), ("return_date", "Return")),
-}
-LEG_FIELDS = (
-    ("departure_airport", "From", "VNO"),
-    ("destination_airport", "To", "RIX"),
-    ("carrier_code", "Carrier", "BT"),
-    ("departure_date", "Date", "yyyymmdd"),
-    ("service_class", "Class", "Y"),
-    ("trip_number", "Flight", "BT342"),
-)
-MAX_PRODUCTS = 100
-MAX_LEGS = 16
-
-
-def _text(widget: QLineEdit) -> str:
-    return widget.text().strip()
+__all__ = ["CAPABILITIES", "SCENARIOS", "OrderDialog"]
 
 
 class ProductRow(QWidget):
@@ -140,6 +95,11 @@ class ProductRow(QWidget):
         layout.addLayout(line)
         layout.addWidget(self.problem)
 
+    def product(self) -> Product:
+        return Product(
+            self.title.text(), self.price.text(), self.quantity.text(), self.tax.currentData() or ""
+        )
+
 
 class LegRow(QWidget):
     def __init__(self, remove: Callable[[LegRow], None]) -> None:
@@ -174,12 +134,10 @@ class OrderDialog(QDialog):
         self._context = context
         self._presenter = context.presenter
         self._tasks = context.tasks
-        self.action = ActionKey()
+        self.draft = OrderDraft()
         self.touched_lists: set[str] = set()  # products, legs: lists the user typed in
-        self.created: Order | None = None
         self.confirmation: QMessageBox | None = None
         self.discard: QMessageBox | None = None
-        self.taxes: list[Tax] = []
         self.known_customers = dict(known_customers or {})  # id -> e-mail, made from this desk
         self._task: asyncio.Task[None] | None = None
         self._refresh_timer = QTimer(self)
@@ -187,7 +145,7 @@ class OrderDialog(QDialog):
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
         self.rows: list[FormRows] = []
-        self.inputs: dict[str, QLineEdit | QComboBox | QCheckBox] = {}
+        self.inputs: dict[str, QLineEdit | QComboBox] = {}
         self._rows_of: dict[str, FormRows] = {}
         self.products: list[ProductRow] = []
         self.legs: list[LegRow] = []
@@ -197,38 +155,15 @@ class OrderDialog(QDialog):
         layout.addWidget(self._customer_group())
         layout.addWidget(self._what_group())
         layout.addWidget(self._products_group())
-        self.groups: dict[Item, QGroupBox] = {}
-        self.groups[Item.PMS] = self._saving_group()
-        self.recurring_group = self._recurring_group()
-        self.groups[Item.TD] = self._travel_group()
-        self.groups[Item.AF] = self._funding_group()
-        self.details_group = self._client_details_group()
-        self.groups[Item.DD] = self._simple_group(
-            "Dynamic descriptor", [("dynamic_descriptor", "Descriptor", "at most 25 characters")]
-        )
-        self.groups[Item.SL] = self._simple_group(
-            "Service location",
-            [
-                ("service_location.city", "City (optional)", ""),
-                ("service_location.region", "Region (optional)", "subdivision code, e.g. VL"),
-                ("service_location.country", "Country (optional)", "e.g. LT"),
-                ("service_location.zip_code", "ZIP code (optional)", ""),
-            ],
-        )
-        self.groups[Item.SP] = self._simple_group(
-            "SDWO purchase", [("sdwo_merchant_id", "SDWO merchant ID", "the merchant's wallet")]
-        )
-        for group in (
-            self.groups[Item.PMS],
-            self.recurring_group,
-            self.groups[Item.TD],
-            self.groups[Item.AF],
-            self.details_group,
-            self.groups[Item.DD],
-            self.groups[Item.SL],
-            self.groups[Item.SP],
-        ):
-            layout.addWidget(group)
+        self.parts: dict[str, QWidget] = {"products": self.products_group}
+        self.parts["saving"] = self._saving_group()
+        self.parts["recurring"] = self._part_group(PART["recurring"])
+        self.parts["travel"] = self._travel_group()
+        self.parts["funding"] = self._funding_group()
+        for key in ("cardholder", *PART_OF.values()):
+            self.parts[key] = self._part_group(PART[key])
+        for key in ("saving", "recurring", "travel", "funding", "cardholder", *PART_OF.values()):
+            layout.addWidget(self.parts[key])
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -261,6 +196,20 @@ class OrderDialog(QDialog):
         self._changed()
         self._tasks.spawn(self._load_taxes())
 
+    # -- what the draft holds
+
+    @property
+    def created(self) -> Order | None:
+        return self.draft.created
+
+    @property
+    def action(self) -> Any:
+        return self.draft.action
+
+    @property
+    def taxes(self) -> list[Tax]:
+        return self.draft.taxes
+
     # -- building
 
     def _form_rows(self, grid: QGridLayout, section: str) -> FormRows:
@@ -269,23 +218,29 @@ class OrderDialog(QDialog):
         self.rows.append(rows)
         return rows
 
-    def _line(self, rows: FormRows, path: str, label: str, placeholder: str = "") -> QLineEdit:
-        edit = QLineEdit()
-        edit.setPlaceholderText(placeholder)
-        rows.add(path, label, edit, name=path)
-        self.inputs[path] = edit
+    def _add(self, rows: FormRows, path: str, label: str, widget: QLineEdit | QComboBox) -> None:
+        rows.add(path, label, widget, name=path)
+        self.inputs[path] = widget
         self._rows_of[path] = rows
-        return edit
+
+    def _lines(self, grid: QGridLayout, part: Part) -> FormRows:
+        rows = self._form_rows(grid, part.section)
+        for path, label, placeholder in part.fields:
+            edit = QLineEdit()
+            edit.setPlaceholderText(placeholder)
+            self._add(rows, path, label, edit)
+        return rows
+
+    def _part_group(self, part: Part) -> QGroupBox:
+        group = QGroupBox(part.title)
+        self._lines(QGridLayout(group), part)
+        return group
 
     def _customer_group(self) -> QGroupBox:
         group = QGroupBox("Customer")
         grid = QGridLayout(group)
-        rows = self._form_rows(grid, "Customer")
-        self._line(rows, "client.email", "E-mail", "the customer's e-mail address")
-        customer = self._line(
-            rows, "client.original_client", "Customer ID (optional)", "a gateway customer's id"
-        )
-        customer.setMinimumWidth(300)
+        self._lines(grid, PART["customer"])
+        self.inputs["client.original_client"].setMinimumWidth(300)
         self.new_customer_button = QPushButton("New customer from the e-mail")
         self.new_customer_button.setObjectName("newCustomer")
         self.new_customer_button.setAutoDefault(False)
@@ -313,14 +268,14 @@ class OrderDialog(QDialog):
         self.currency = QComboBox()
         self.currency.setEditable(True)
         self.currency.addItems(CURRENCIES)
-        rows.add("currency", "Currency", self.currency, name="currency")
-        self.inputs["currency"] = self.currency
-        self._rows_of["currency"] = rows
-        self._line(rows, "language", "Language (optional)", "two letters, e.g. lt")
+        self._add(rows, "currency", "Currency", self.currency)
+        (path, label, placeholder), *_rest = PART["order"].fields
+        language = QLineEdit()
+        language.setPlaceholderText(placeholder)
+        self._add(rows, path, label, language)
         self.scenario = QComboBox()
         self.scenario.setObjectName("scenario")
-        for name, _items in SCENARIOS:
-            self.scenario.addItem(name)
+        self.scenario.addItems(SCENARIO_NAMES)
         rows.add("scenario", "Scenario", self.scenario, name="scenarioChoice")
         self.capability_boxes: dict[Item, QCheckBox] = {}
         boxes = QGridLayout()
@@ -370,17 +325,6 @@ class OrderDialog(QDialog):
         grid.addWidget(self.force_save, grid.rowCount(), 1, 1, 2)
         return group
 
-    def _recurring_group(self) -> QGroupBox:
-        group = QGroupBox("Recurring")
-        grid = QGridLayout(group)
-        rows = self._form_rows(grid, "Recurring")
-        self._line(rows, "recurring_card", "Saved card token (optional)", "instead of the customer")
-        self._line(rows, "recurring_number", "Recurring number (optional)")
-        self._line(rows, "recurring_number_expected", "Number expected (optional)")
-        self._line(rows, "recurring_period", "Recurring period (optional)")
-        self._line(rows, "recurring_reference", "Recurring reference (optional)")
-        return group
-
     def _travel_group(self) -> QGroupBox:
         group = QGroupBox("Travel data (one service: the first of a package)")
         layout = QVBoxLayout(group)
@@ -390,15 +334,19 @@ class OrderDialog(QDialog):
             self.travel_member.addItem(label, key)
         self.travel_member.currentIndexChanged.connect(self._changed)
         layout.addWidget(self.travel_member)
-        self.airline = QWidget()
-        grid = QGridLayout(self.airline)
-        rows = self._form_rows(grid, "Travel data")
-        base = "travel_data.airline_addendum"
-        self._line(rows, f"{base}.ticket_number", "Ticket number")
-        self._line(rows, f"{base}.passenger_name", "Passenger")
-        self._line(rows, f"{base}.customer_ref", "Customer reference (optional)")
-        self._line(rows, f"{base}.carrier_name", "Carrier")
-        self._line(rows, f"{base}.ticket_issue_date", "Ticket issued", "6 digits, yymmdd")
+        self.members: dict[str, QWidget] = {}
+        for member in TRAVEL_MEMBERS:
+            widget = QWidget()
+            grid = QGridLayout(widget)
+            self._lines(grid, PART[member])
+            if member == "airline_addendum":
+                self._legs(grid)
+            self.members[member] = widget
+            layout.addWidget(widget)
+        self.add_leg()
+        return group
+
+    def _legs(self, grid: QGridLayout) -> None:
         self.legs_layout = QVBoxLayout()
         grid.addLayout(self.legs_layout, grid.rowCount(), 0, 1, 3)
         self.add_leg_button = QPushButton("Add leg")
@@ -410,57 +358,14 @@ class OrderDialog(QDialog):
         self.legs_problem.setWordWrap(True)
         grid.addWidget(self.add_leg_button, grid.rowCount(), 1)
         grid.addWidget(self.legs_problem, grid.rowCount(), 1, 1, 2)
-        layout.addWidget(self.airline)
-        self.stays: dict[str, QWidget] = {}
-        for member, spans in SPANS.items():
-            widget = QWidget()
-            grid = QGridLayout(widget)
-            rows = self._form_rows(grid, "Travel data")
-            self._line(rows, f"travel_data.{member}.booking_number", "Booking number")
-            for key, label in spans:
-                self._line(rows, f"travel_data.{member}.{key}", label, "8 digits, yyyymmdd")
-            self.stays[member] = widget
-            layout.addWidget(widget)
-        self.add_leg()
-        return group
 
     def _funding_group(self) -> QGroupBox:
-        group = QGroupBox("Account funding: the recipient (every field required)")
+        group = QGroupBox(PART["funding"].title)
         grid = QGridLayout(group)
-        rows = self._form_rows(grid, "Recipient")
-        base = "recipient_client"
-        self._line(rows, f"{base}.first_name", "First name")
-        self._line(rows, f"{base}.last_name", "Last name")
-        self._line(rows, f"{base}.birth_date", "Birth date", "yyyy-mm-dd")
-        self._line(rows, f"{base}.city", "City")
-        self._line(rows, f"{base}.account_type", "Account type", "e.g. wallet")
-        self._line(rows, f"{base}.account_number", "Account number")
-        self._line(rows, f"{base}.country", "Country", "e.g. LT")
-        self._line(rows, f"{base}.recipient_address", "Address")
+        self._lines(grid, PART["funding"])
         self.same_as_client = QCheckBox("same_as_client (informative: copies nothing)")
         self.same_as_client.setObjectName("sameAsClient")
         grid.addWidget(self.same_as_client, grid.rowCount(), 1, 1, 2)
-        return group
-
-    def _client_details_group(self) -> QGroupBox:
-        group = QGroupBox("Cardholder's details and billing address")
-        grid = QGridLayout(group)
-        rows = self._form_rows(grid, "Cardholder")
-        self._line(rows, "client.first_name", "First name")
-        self._line(rows, "client.last_name", "Last name")
-        self._line(rows, "client.address", "Address")
-        self._line(rows, "client.city", "City")
-        self._line(rows, "client.country", "Country", "e.g. LT")
-        self._line(rows, "client.state", "State (optional)", "for issuers in Canada and the USA")
-        self._line(rows, "client.zip_code", "ZIP code")
-        return group
-
-    def _simple_group(self, title: str, fields: list[tuple[str, str, str]]) -> QGroupBox:
-        group = QGroupBox(title)
-        grid = QGridLayout(group)
-        rows = self._form_rows(grid, title.split(" (")[0])
-        for path, label, placeholder in fields:
-            self._line(rows, path, label, placeholder)
         return group
 
     def add_product(self) -> None:
@@ -509,7 +414,7 @@ class OrderDialog(QDialog):
 
     async def _load_taxes(self) -> None:
         try:
-            self.taxes = await self._context.gateway.list_taxes()
+            self.draft.taxes = await self._context.gateway.list_taxes()
         except ApiError as exc:
             self.general_problem.setText(f"The taxes could not be loaded: {exc}")
             return
@@ -522,7 +427,7 @@ class OrderDialog(QDialog):
         box.blockSignals(True)
         box.clear()
         box.addItem("No tax", "")
-        for tax in self.taxes:
+        for tax in self.draft.taxes:
             box.addItem(f"{tax.name} {tax.percent}%", tax.id)
         index = box.findData(chosen)
         box.setCurrentIndex(max(index, 0))
@@ -536,148 +441,56 @@ class OrderDialog(QDialog):
         self.known_box.setCurrentIndex(0)
 
     async def _create_customer(self) -> None:
-        from app.api.gateway import CustomerCreate
-        from app.api.models import build
-
-        email = self.text("client.email")
+        self._read()
         try:
-            request = build(CustomerCreate, {"email": email})
-            created = await self._context.gateway.create_customer(request)
+            customer_id = await self.draft.create_customer(self._context.gateway)
         except ApiError as exc:
             self._presenter.show(exc)
             return
-        self.known_customers[created.id] = email
-        self.known_box.addItem(f"{email} — {created.id}", created.id)
-        self.set_text("client.original_client", created.id)
-        self.customer_note.setText(f"Customer {created.id} created for {email}.")
+        email = self.draft.text("client.email")
+        self.known_customers[customer_id] = email
+        self.known_box.addItem(f"{email} — {customer_id}", customer_id)
+        self.set_text("client.original_client", customer_id)
+        self.customer_note.setText(f"Customer {customer_id} created for {email}.")
 
     # -- reading and writing the inputs
 
     def text(self, path: str) -> str:
         widget = self.inputs[path]
         if isinstance(widget, QLineEdit):
-            return _text(widget)
-        if isinstance(widget, QComboBox):
-            return widget.currentText().strip()
-        return ""
+            return widget.text().strip()
+        return widget.currentText().strip()
 
     def set_text(self, path: str, text: str) -> None:
         widget = self.inputs[path]
         if isinstance(widget, QLineEdit):
             widget.setText(text)
-        elif isinstance(widget, QComboBox):
+        else:
             widget.setCurrentText(text)
 
-    def scenario_items(self) -> frozenset[Item]:
-        return SCENARIOS[max(self.scenario.currentIndex(), 0)][1]
-
     def choose_scenario(self, name: str) -> None:
-        self.scenario.setCurrentIndex([n for n, _ in SCENARIOS].index(name))
+        self.scenario.setCurrentIndex(SCENARIO_NAMES.index(name))
 
-    def chosen(self) -> set[Item]:
-        checked = {item for item, box in self.capability_boxes.items() if box.isChecked()}
-        return set(self.scenario_items()) | checked
-
-    def saved_as(self) -> str | None:
-        if not self.capability_boxes[Item.PMS].isChecked():
-            return None
-        text = self.saving.currentText()
-        return text if text in ("one-click", "automatic", "recurring") else None
-
-    def _fields(self, prefix: str, *, optional: bool = True) -> dict[str, str]:
-        found = {}
+    def _read(self) -> None:
+        """The inputs into the draft: it answers for what is on the screen."""
+        draft = self.draft
         for path in self.inputs:
-            if path.startswith(f"{prefix}.") and path.count(".") == prefix.count(".") + 1:
-                value = self.text(path)
-                if value or not optional:
-                    found[path.rsplit(".", 1)[1]] = value
-        return found
+            draft.values[path] = self.text(path)
+        draft.values["scenario"] = self.scenario.currentText()
+        draft.capabilities = {i for i, box in self.capability_boxes.items() if box.isChecked()}
+        draft.force_save = self.force_save.isChecked()
+        draft.same_as_client = self.same_as_client.isChecked()
+        draft.travel_member = self.travel_member.currentData()
+        draft.products = [row.product() for row in self.products]
+        draft.legs = [{k: e.text() for k, e in leg.inputs.items()} for leg in self.legs]
 
     def request(self) -> dict[str, Any]:
-        """The order request, from what the form holds (empty optional fields left out)."""
-        items = self.chosen()
-        client: dict[str, Any] = {
-            k: v for k, v in self._fields("client").items() if k in ("email", "original_client")
-        }
-        if items & {Item.AF, Item.AVS}:
-            client.update(self._fields("client"))
-        body: dict[str, Any] = {"client": client, "currency": self.text("currency").upper()}
-        if self.text("language"):
-            body["language"] = self.text("language")
-        if Item.ZA in items:
-            body["payment_system"] = "AUTH"
-        else:
-            body["products"] = [self._product(row, Item.TX in items) for row in self.products]
-        if Item.TS in items:
-            body["skip_capture"] = True
-        for item, use in USE_SCENARIO.items():
-            if item in items:
-                body["use_scenario"] = use
-        if Item.PMS in items:
-            if self.saved_as() is not None:
-                body["setup_future_use"] = self.saved_as()
-            if self.force_save.isChecked():
-                body["force_save_method"] = True
-        if self._recurring_shown():
-            body.update(
-                {
-                    key: self.text(key)
-                    for key in (
-                        "recurring_card",
-                        "recurring_number",
-                        "recurring_number_expected",
-                        "recurring_period",
-                        "recurring_reference",
-                    )
-                    if self.text(key)
-                }
-            )
-        if Item.TD in items:
-            body["travel_data"] = self._travel()
-        if Item.AF in items:
-            recipient: dict[str, Any] = self._fields("recipient_client", optional=False)
-            recipient["same_as_client"] = self.same_as_client.isChecked()
-            body["recipient_client"] = recipient
-        if Item.DD in items:
-            body["dynamic_descriptor"] = self.text("dynamic_descriptor")
-        if Item.SL in items:
-            body["service_location"] = self._fields("service_location")
-        if Item.QC in items:
-            body["payment_system"] = "QCASH"
-        if Item.SF in items:
-            body["payment_system"] = "SDWO_FUNDING"
-        if Item.MO in items:
-            body["is_moto"] = True
-        if Item.SP in items:
-            body["sdwo_merchant_id"] = self.text("sdwo_merchant_id")
-        return body
+        self._read()
+        return self.draft.request()
 
-    def _product(self, row: ProductRow, taxes: bool) -> dict[str, Any]:
-        product: dict[str, Any] = {"title": _text(row.title), "price": _price_text(row.price)}
-        quantity = _text(row.quantity)
-        if quantity:
-            product["quantity"] = (
-                int(quantity) if quantity.isascii() and quantity.isdigit() else quantity
-            )
-        if taxes and row.tax.currentData():
-            product["tax"] = {"id": row.tax.currentData()}
-        return product
-
-    def _travel(self) -> dict[str, Any]:
-        member = self.travel_member.currentData()
-        prefix = f"travel_data.{member}"
-        data: dict[str, Any] = self._fields(prefix, optional=True)
-        if member == "airline_addendum":
-            legs = []
-            for leg in self.legs:
-                values = {k: _text(e) for k, e in leg.inputs.items() if _text(e)}
-                legs.append(values)
-            data["legs"] = legs
-            data["n_legs"] = len(legs)
-        return {member: data}
-
-    def _recurring_shown(self) -> bool:
-        return Item.RC in self.chosen() or self.saved_as() == "recurring"
+    def problems(self) -> tuple[dict[str, str], str]:
+        self._read()
+        return self.draft.problems()
 
     # -- checking
 
@@ -687,113 +500,42 @@ class OrderDialog(QDialog):
 
     def _update_availability(self) -> None:
         """Offer only what the matrix allows with what is chosen; say why on hover."""
-        chosen = self.chosen()
-        # what saving would be chosen as, even before the box is ticked
-        saving = self.saving.currentText()
-        saved_as = saving if saving in ("one-click", "automatic", "recurring") else None
+        self._read()
+        offered = self.draft.availability()
         for item, box in self.capability_boxes.items():
-            if box.isChecked():
-                box.setEnabled(True)
-                box.setToolTip("")
-                continue
-            reason = _conflict_with(chosen | {item}, item, saved_as)
+            reason = offered.capabilities[item]
             box.setEnabled(not reason)
             box.setToolTip(reason)
-        saving_model = self.saving.model()
-        assert isinstance(saving_model, QStandardItemModel)
-        for index, choice in enumerate(SAVING_CHOICES):
-            as_saved = choice if choice in ("one-click", "automatic", "recurring") else None
-            reason = _conflict_with(chosen | {Item.PMS}, Item.PMS, as_saved)
-            entry = saving_model.item(index)
-            entry.setEnabled(not reason or self.saving.currentIndex() == index)
-            entry.setToolTip(reason)
-        model = self.scenario.model()
-        assert isinstance(model, QStandardItemModel)
-        current = self.scenario_items()
-        for index, (_name, items) in enumerate(SCENARIOS):
-            entry = model.item(index)
-            if items == current:
-                entry.setEnabled(True)
-                entry.setToolTip("")
-                continue
-            candidate = (chosen - current) | items
-            reason = next((r for i in items if (r := _conflict_with(candidate, i, saved_as))), "")
-            entry.setEnabled(not reason)
-            entry.setToolTip(reason)
-        for item, group in self.groups.items():
-            group.setVisible(item in chosen)
-        self.products_group.setVisible(Item.ZA not in chosen)
-        self.details_group.setVisible(bool(chosen & {Item.AF, Item.AVS}))
-        self.recurring_group.setVisible(self._recurring_shown())
-        member = self.travel_member.currentData()
-        self.airline.setVisible(member == "airline_addendum")
-        for key, widget in self.stays.items():
-            widget.setVisible(member == key)
+        for choice, reasons in ((self.saving, offered.saving), (self.scenario, offered.scenarios)):
+            model = choice.model()
+            assert isinstance(model, QStandardItemModel)
+            for index, reason in enumerate(reasons):
+                entry = model.item(index)
+                entry.setEnabled(not reason)
+                entry.setToolTip(reason)
+        shown = self.draft.shown()
+        for key, widget in self.parts.items():
+            widget.setVisible(key in shown)
+        for key, widget in self.members.items():
+            widget.setVisible(key in shown)
         for row in self.products:
-            row.tax.setVisible(Item.TX in chosen)
-
-    def problems(self) -> tuple[dict[str, str], str]:
-        """Each field's problem, and the order's (one not of a single field)."""
-        from app.api.gateway import OrderCreate
-        from app.api.models import build
-
-        problems: dict[str, str] = {}
-        general = ""
-        body = self.request()
-        chosen = self.chosen()
-        if not is_currency(body["currency"]):
-            problems["currency"] = "an ISO 4217 code such as EUR"
-        for index, row in enumerate(self.products if Item.ZA not in chosen else []):
-            text = _text(row.price).replace(",", ".")
-            if text and is_currency(body["currency"]):
-                try:
-                    parse_amount(text, body["currency"])
-                except AmountError as exc:
-                    problems[f"products.{index}.price"] = str(exc)
-        if Item.TX in chosen and not any(row.tax.currentData() for row in self.products):
-            general = "Taxes: choose a tax for at least one product"
-        if Item.ZA in chosen and Item.PMS not in chosen:
-            general = "A Zero-Amount order saves or verifies a card: tick Payment Method Saving"
-        if Item.AVS in chosen:
-            for name in ("address", "zip_code"):
-                if not self.text(f"client.{name}"):
-                    problems[f"client.{name}"] = "Required for AVS"
-        if Item.AF in chosen:  # all at once, not one per try
-            for name in ("first_name", "last_name", "address", "city", "country"):
-                if not self.text(f"client.{name}"):
-                    problems[f"client.{name}"] = "Required for Account Funding"
-
-        try:
-            build(OrderCreate, body)
-        except InvalidInput as exc:  # each problem in the user's words already
-            for field, text in exc.problems.items():
-                if field in self.inputs or field.startswith(("products.", "travel_data.")):
-                    problems.setdefault(field, text)
-                elif not general:
-                    general = f"{self._label(field)}: {text}" if field else text
-        conflict = conflicts(chosen, saved_as=self.saved_as())
-        if conflict:
-            general = conflict[0][2]
-        return problems, general
+            row.tax.setVisible(Item.TX in self.draft.chosen())
 
     def refresh(self) -> None:
         self._update_availability()
-        problems, general = self.problems()
-        notes = {}
-        if Item.AF in self.chosen() and not self.text("client.state"):
-            # the contract asks for it only when the card is issued in Canada or the USA,
-            # which is not known before the card is taken: said, not required
-            notes["client.state"] = "Needed when the card is issued in Canada or the USA"
+        problems, general = self.draft.problems()
+        notes = self.draft.notes()
         for rows in self.rows:
             mine = {k: v for k, v in problems.items() if k in rows.rows}
             rows.show(mine, {k: v for k, v in notes.items() if k in rows.rows})
+        tried = any(rows.tried for rows in self.rows)
         for index, row in enumerate(self.products):
             found = [
                 f"{key.rsplit('.', 1)[1]}: {text}"
                 for key, text in problems.items()
                 if key.startswith(f"products.{index}.")
             ]
-            quiet = "products" not in self.touched_lists and not self._tried
+            quiet = "products" not in self.touched_lists and not tried
             row.problem.setText("" if quiet else "; ".join(found))
         leg_problems = [
             f"{key.removeprefix('travel_data.airline_addendum.')}: {text}"
@@ -804,59 +546,12 @@ class OrderDialog(QDialog):
         ]
         self.legs_problem.setText("; ".join(leg_problems))
         self.general_problem.setText(general)
-        self._show_total()
-        count = len(problems) + (1 if general else 0)
-        names = [self._label(key) for key in problems]
-        if general:
-            names.append(general)
-        reason = (
-            f"{count} thing{'s' if count != 1 else ''} to correct first: {'; '.join(names)}"
-            if count
-            else ""
-        )
+        self.total.setText(self.draft.total())
+        reason = self.draft.reason(problems, general)
         sending = self._task is not None and not self._task.done()
-        self.create_button.setEnabled(not count and not sending and self.created is None)
+        self.create_button.setEnabled(not reason and not sending and self.created is None)
         self.create_button.setToolTip(reason)
         self.reason.setText(reason)
-
-    def _label(self, key: str) -> str:
-        """A field as the summary names it: with its part of the form."""
-        rows = self._rows_of.get(key)
-        if rows is not None and key in rows.rows:
-            return rows.rows[key].named
-        if key.startswith("products."):
-            return f"Product {int(key.split('.')[1]) + 1}: {key.rsplit('.', 1)[1]}"
-        section, _, name = key.rpartition(".")
-        words = name.replace("_", " ")
-        return (
-            f"{section.replace('_', ' ').capitalize()}: {words}" if section else words.capitalize()
-        )
-
-    @property
-    def _tried(self) -> bool:
-        return any(rows.tried for rows in self.rows)
-
-    def _show_total(self) -> None:
-        currency = self.text("currency").upper()
-        if Item.ZA in self.chosen() or not is_currency(currency):
-            self.total.setText("")
-            return
-        total = Decimal(0)
-        taxes = {tax.id: tax.percent for tax in self.taxes}
-        try:
-            step = Decimal(1).scaleb(-len(format_amount(Decimal(1), currency).partition(".")[2]))
-            for row in self.products:
-                price = parse_amount(_price_text(row.price) or "0", currency)
-                quantity = int(_text(row.quantity) or "1")
-                line = price * quantity
-                percent = taxes.get(row.tax.currentData() or "")
-                if percent is not None and Item.TX in self.chosen():
-                    line += (line * percent / 100).quantize(step, rounding=ROUND_HALF_UP)
-                total += line
-        except (AmountError, ValueError, InvalidOperation):
-            self.total.setText("Total: —")
-            return
-        self.total.setText(f"Total: {format_amount(total, currency)} {currency}")
 
     # -- sending
 
@@ -871,57 +566,23 @@ class OrderDialog(QDialog):
         self._task = self._tasks.spawn(self._confirm_and_send())
 
     async def _confirm_and_send(self) -> None:
-        from app.api.gateway import OrderCreate
-        from app.api.models import build
-
         request = self.request()
         try:
-            build(OrderCreate, request)
+            self.draft.check(request)
         except InvalidInput as exc:
             self._presenter.show(exc)
             return
-        confirmed = await confirmed_by_user(self, self, "Create the order?", self.summary())
-        if confirmed:
+        if await confirmed_by_user(self, self, "Create the order?", self.draft.summary()):
             await self._send(request)
 
-    def summary(self) -> str:
-        chosen = self.chosen()
-        scenario = self.scenario.currentText()
-        capabilities = [NAMES[i] for i in CAPABILITIES if i in chosen]
-        lines = [f"Create this {scenario} order?", ""]
-        lines.append(f"Customer: {self.text('client.email') or '(no e-mail)'}")
-        if self.text("client.original_client"):
-            lines.append(f"Customer ID: {self.text('client.original_client')}")
-        if capabilities:
-            lines.append(f"Capabilities: {', '.join(capabilities)}")
-        if Item.ZA not in chosen:
-            for row in self.products:
-                lines.append(
-                    f"  {_text(row.title)}: {_price_text(row.price)} × {_text(row.quantity) or 1}"
-                )
-            lines.append(self.total.text())
-        else:
-            lines.append("No money moves (Zero-Amount).")
-        return "\n".join(lines)
-
     async def _send(self, request: dict[str, Any]) -> None:
-        from app.api.gateway import OrderCreate
-        from app.api.models import build
-
         self.create_button.setEnabled(False)
         try:
-            # when the first Create's outcome is unknown, it goes again first
-            order = await self.action.send(
-                request,
-                lambda sent, key: self._context.gateway.create_order(
-                    build(OrderCreate, sent), request_id=key
-                ),
-            )
+            await self.draft.send(self._context.gateway, request)
         except ApiError as exc:
             self._presenter.show(exc, lambda: self._tasks.spawn(self._send(request)))
             self.refresh()
             return
-        self.created = order
         self.accept()
 
     def reject(self) -> None:
@@ -931,16 +592,3 @@ class OrderDialog(QDialog):
             self.discard.finished.connect(lambda _r: setattr(self, "discard", None))
             return
         super().reject()
-
-
-def _conflict_with(items: set[Item] | frozenset[Item], item: Item, saved_as: str | None) -> str:
-    for a, b, reason in conflicts(items, saved_as=saved_as):
-        if item in (a, b):
-            return reason
-    return ""
-
-
-def _price_text(edit: QLineEdit) -> str:
-    """A price as typed ("10,50" too), as the service takes it: "10.50"."""
-    text = _text(edit)
-    return text.replace(",", ".") if text.count(",") == 1 and "." not in text else text

@@ -208,7 +208,12 @@ def test_one_draft_sends_one_transfer_whatever_the_retries(sandbox, admin):
             request = draft.request()
             admin.post(
                 "/_sandbox/faults",
-                json={"status": 500, "count": 1, "mode": "after", "path_contains": "/transfers/sepa"},
+                json={
+                    "status": 500,
+                    "count": 1,
+                    "mode": "after",
+                    "path_contains": "/transfers/sepa",
+                },
             )
             with pytest.raises(ServerError):
                 await draft.send(banking, "sepa", request)
