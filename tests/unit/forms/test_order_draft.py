@@ -48,7 +48,7 @@ def test_each_scenario_says_itself_in_the_request(scenario, expected):
 
 def test_a_zero_amount_order_sends_no_products_and_needs_saving():
     draft = basic(scenario="Zero-Amount")
-    problems, general = draft.problems()
+    _problems, general = draft.problems()
     assert general == "A Zero-Amount order saves or verifies a card: tick Payment Method Saving"
     assert "products" not in draft.request() and draft.request()["payment_system"] == "AUTH"
     assert "products" not in draft.shown() and draft.total() == ""
