@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote_to_bytes
 
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from app.core import filter as flt
@@ -39,6 +39,8 @@ from app.core.money import is_currency
 from app.core.redaction import redact, redact_url_part
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
+from app.serving import body as serving_body
+from app.serving import strict_json
 
 log = logging.getLogger("partner_desk.sandbox")
 
@@ -296,19 +298,6 @@ def checked_json(value: Any) -> None:
                 pending.append((child, f"{where}.{index}" if where else str(index), depth + 1))
 
 
-def _refuse_constant(name: str) -> None:
-    raise Refusal(f"The body is not valid JSON: {name} is not a JSON number")
-
-
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:  # which one counts would be a guess: refused
-            raise Refusal(f"The body is not valid JSON: {key[:40]!r} appears twice in one object")
-        found[key] = value
-    return found
-
-
 def parse_json(raw: bytes) -> Any:
     """A JSON body, checked: numbers with a fraction or exponent become Decimal (never float,
     so 100.0 is not an integer), NaN and Infinity are refused, depth and text are checked."""
@@ -317,12 +306,7 @@ def parse_json(raw: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise Refusal(f"The body is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     try:
-        parsed = json.loads(
-            text,
-            parse_float=Decimal,
-            parse_constant=_refuse_constant,
-            object_pairs_hook=_refuse_duplicate_keys,
-        )
+        parsed = strict_json.loads(text, parse_float=Decimal)
     except RecursionError:
         raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -332,26 +316,12 @@ def parse_json(raw: bytes) -> Any:
 
 
 async def read_capped(request: Request, cap: int) -> bytes:
-    """The request's body, refused past ``cap`` bytes without reading the rest."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
-    parts: list[bytes] = []
-    size = 0
+    """The request's body, refused past ``cap`` bytes without reading the rest, or when it
+    does not arrive within BODY_SECONDS of its head."""
     try:
-        async with asyncio.timeout(BODY_SECONDS):  # a slow or stalled body is not waited for
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > cap:
-                    raise Refusal(f"The body is larger than {cap // 1024:,} KiB")
-                parts.append(chunk)
-    except ClientDisconnect:
-        raise Refusal("The body was cut off") from None
-    except TimeoutError:
-        raise Refusal(f"The body did not arrive within {BODY_SECONDS:g} s") from None
-    raw = b"".join(parts)
-    request._body = raw  # so request.form() parses what was read here
-    return raw
+        return await serving_body.read_capped(request, cap, BODY_SECONDS)
+    except serving_body.BodyRefused as refused:
+        raise Refusal(str(refused)) from None
 
 
 def _is_json(content_type: str) -> bool:

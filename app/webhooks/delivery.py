@@ -5,7 +5,6 @@ fields, sizes, formats — and the agreement of the headers with it."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.core import webhooks as wh
+from app.serving import strict_json
 from app.webhooks.signature import verify
 
 #: the headers kept with an event (lower case), for the events window
@@ -107,13 +107,8 @@ def check(
         raise Rejected(400, "Content-Type: must be application/json")
     try:
         text = raw.decode("utf-8")
-        body = json.loads(
-            text,
-            object_pairs_hook=_no_duplicate_keys,
-            parse_constant=_no_constant,
-            parse_float=_finite,
-        )
-    except _NotJson as exc:
+        body = strict_json.loads(text, parse_float=_finite)
+    except strict_json.NotStrictJson as exc:
         raise Rejected(400, f"The body is not JSON: {exc}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Rejected(400, f"The body is not UTF-8 JSON: {str(exc)[:120]}") from None
@@ -161,27 +156,10 @@ def check(
     )
 
 
-class _NotJson(ValueError):
-    """Text json.loads would take that JSON does not allow, or cannot mean one thing."""
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:  # two parsers could read two different events: refused
-            raise _NotJson(f"the key {key[:40]!r} appears twice in one object")
-        found[key] = value
-    return found
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotJson(f"{name} is not a JSON number")
-
-
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise _NotJson(f"{text[:40]} is too large a number")
+        raise strict_json.NotStrictJson(f"{text[:40]} is too large a number")
     return value
 
 

@@ -25,12 +25,15 @@ from typing import Any
 import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from app.core import webhooks as wh
-from app.core.serving import GuardedH11Protocol, bind
+from app.serving.body import BodyRefused, read_capped
+from app.serving.guard import bind
+from app.serving.runner import BackgroundServer, guarded_server
+from app.serving.runner import serve_forever as serve_in_foreground
 from app.webhooks.delivery import Event, Rejected, check
 from app.webhooks.store import EventStore, StoreUnavailable
 
@@ -181,22 +184,10 @@ def _refusal(status: int, message: str) -> Response:
 
 
 async def _read(request: Request) -> bytes:
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > wh.BODY_MAX:
-        raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
-    parts, size = [], 0
     try:
-        async with asyncio.timeout(BODY_SECONDS):  # a slow or stalled body is not waited for
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > wh.BODY_MAX:
-                    raise Rejected(400, f"The body is larger than {wh.BODY_MAX // 1024} KiB")
-                parts.append(chunk)
-    except ClientDisconnect:
-        raise Rejected(400, "The body was cut off") from None
-    except TimeoutError:
-        raise Rejected(400, f"The body did not arrive within {BODY_SECONDS:g} s") from None
-    return b"".join(parts)
+        return await read_capped(request, wh.BODY_MAX, BODY_SECONDS)
+    except BodyRefused as refused:
+        raise Rejected(400, str(refused)) from None
 
 
 def create_app(store: EventStore, key: rsa.RSAPublicKey | None) -> Starlette:
@@ -256,22 +247,12 @@ def _url(host: str, sock: socket.socket) -> str:
 def _server(
     store: EventStore, key: rsa.RSAPublicKey | None, head_seconds: float = HEAD_SECONDS
 ) -> uvicorn.Server:
-    protocol = type(
-        "ReceiverH11Protocol",
-        (GuardedH11Protocol,),
-        {"head_seconds": head_seconds, "max_connections": MAX_CONNECTIONS},
-    )
-    config = uvicorn.Config(
+    return guarded_server(
         create_app(store, key),
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        http=protocol,
+        head_seconds=head_seconds,
+        max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
-        # requests at once; connections are bounded by the protocol above
-        limit_concurrency=2 * MAX_CONNECTIONS,
     )
-    return uvicorn.Server(config)
 
 
 def serve_forever(
@@ -284,18 +265,10 @@ def serve_forever(
 ) -> None:
     """Serve until interrupted; announce the address once connections are accepted."""
     sock = bind(host, port)
-    server = _server(store, key)
-
-    async def run() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.01)
-        if server.started:
-            announce(f"Webhook receiver listening on {_url(host, sock)}")
-        await task
-
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run())
+    url = _url(host, sock)
+    serve_in_foreground(
+        _server(store, key), sock, lambda: announce(f"Webhook receiver listening on {url}")
+    )
 
 
 class BackgroundReceiver:
@@ -311,34 +284,15 @@ class BackgroundReceiver:
         head_seconds: float = HEAD_SECONDS,
     ) -> None:
         self.store = store
-        self._sock = bind(host, port)
-        self.url = _url(host, self._sock)
-        self._server = _server(store, key, head_seconds)
-        self._thread = threading.Thread(target=self._run, name="webhook-receiver", daemon=True)
-        self._ready = threading.Event()
-
-    def _run(self) -> None:
-        async def run() -> None:
-            task = asyncio.create_task(self._server.serve(sockets=[self._sock]))
-            while not self._server.started and not task.done():
-                await asyncio.sleep(0.01)
-            self._ready.set()
-            await task
-
-        try:
-            asyncio.run(run())
-        except BaseException:
-            log.exception("the webhook receiver stopped")
-        finally:
-            self._ready.set()
+        sock = bind(host, port)
+        self.url = _url(host, sock)
+        self._runner = BackgroundServer(
+            "webhook receiver", sock, lambda: _server(store, key, head_seconds)
+        )
 
     def start(self, timeout: float = 15.0) -> str:
-        self._thread.start()
-        if not self._ready.wait(timeout) or not self._server.started:
-            raise RuntimeError("the webhook receiver did not start")
+        self._runner.start(timeout)
         return self.url
 
     def stop(self, timeout: float = 5.0) -> None:
-        self._server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+        self._runner.stop(timeout)

@@ -8,9 +8,9 @@ import threading
 import httpx
 import pytest
 
-from app.core.serving import GuardedH11Protocol
 from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
+from app.serving.guard import GuardedH11Protocol
 
 
 @pytest.fixture(scope="module")

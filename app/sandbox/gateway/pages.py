@@ -9,6 +9,7 @@ import html
 import secrets
 import time
 import urllib.parse
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -160,17 +161,31 @@ def _checkout_body(order: Order, saved: list[dict[str, Any]], error: str | None)
     return "".join(parts)
 
 
-async def checkout_page(request: Request) -> Response:
-    started = time.perf_counter()
-    state = _state(request)
-    try:
-        state.scheduler.run_due()
-        order = _token_order(request, "checkout_token")
-        response = _page("Checkout", _checkout_body_for(state, order))
-    except Refusal as refusal:
-        response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
-    record(state, request, response.status_code, started)
-    return response
+PageHandler = Callable[[Request, SandboxState], Awaitable[Response]]
+
+
+def page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
+    """A cardholder's page, as endpoint() is an operation: a refusal is a page saying why
+    (400), and every request is in the journal (without the page's token)."""
+
+    async def respond(request: Request) -> Response:
+        started = time.perf_counter()
+        state = _state(request)
+        try:
+            response = await handler(request, state)
+        except Refusal as refusal:
+            response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
+        record(state, request, response.status_code, started)
+        return response
+
+    return respond
+
+
+@page
+async def checkout_page(request: Request, state: SandboxState) -> Response:
+    state.scheduler.run_due()
+    order = _token_order(request, "checkout_token")
+    return _page("Checkout", _checkout_body_for(state, order))
 
 
 def _checkout_body_for(state: SandboxState, order: Order, error: str | None = None) -> str:
@@ -241,10 +256,9 @@ def _payment_body(state: SandboxState, order: Order, fields: dict[str, str]) -> 
     return body
 
 
-async def checkout_submit(request: Request) -> Response:
+@page
+async def checkout_submit(request: Request, state: SandboxState) -> Response:
     """The hosted checkout's form at api_do_url: paid as the order's merchant, all or nothing."""
-    started = time.perf_counter()
-    state = _state(request)
     order: Order | None = None
     try:
         raw = await read_capped(request, FORM_BYTES)
@@ -274,10 +288,9 @@ async def checkout_submit(request: Request) -> Response:
             response = _page("Payment", _result_body(paid))
     except Refusal as refusal:
         if order is None:
-            response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
-        else:
-            response = _page("Checkout", _checkout_body_for(state, order, refusal.message), 400)
-    record(state, request, response.status_code, started)
+            raise
+        # the order is known: its form again, saying what to correct
+        response = _page("Checkout", _checkout_body_for(state, order, refusal.message), 400)
     return response
 
 
@@ -295,9 +308,8 @@ def _result_body(order: Order) -> str:
     )
 
 
-async def checkout_script(request: Request) -> Response:
-    started = time.perf_counter()
-    state = _state(request)
+@page
+async def checkout_script(request: Request, state: SandboxState) -> Response:
     try:
         order = _token_order(request, "checkout_token")
         url = f"{gateway_base(request)}/checkout/{order.id}/{order.checkout_token}/"
@@ -312,7 +324,6 @@ async def checkout_script(request: Request) -> Response:
         )
     except Refusal as refusal:
         response = Response(f"/* {refusal.message} */", 400, media_type="text/javascript")
-    record(state, request, response.status_code, started)
     return response
 
 
@@ -324,17 +335,11 @@ def _js_string(text: str) -> str:
     )
 
 
-async def three_ds_page(request: Request) -> Response:
-    started = time.perf_counter()
-    state = _state(request)
-    try:
-        state.scheduler.run_due()
-        order = _token_order(request, "three_ds_token")
-        response = _page("3DS authentication", _three_ds_body(order))
-    except Refusal as refusal:
-        response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
-    record(state, request, response.status_code, started)
-    return response
+@page
+async def three_ds_page(request: Request, state: SandboxState) -> Response:
+    state.scheduler.run_due()
+    order = _token_order(request, "three_ds_token")
+    return _page("3DS authentication", _three_ds_body(order))
 
 
 def _three_ds_body(order: Order) -> str:
@@ -348,29 +353,23 @@ def _three_ds_body(order: Order) -> str:
     )
 
 
-async def three_ds_decision(request: Request) -> Response:
-    started = time.perf_counter()
-    state = _state(request)
+@page
+async def three_ds_decision(request: Request, state: SandboxState) -> Response:
+    raw = await read_capped(request, FORM_BYTES)
     try:
-        raw = await read_capped(request, FORM_BYTES)
-        try:
-            pairs = urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4, errors="strict")
-        except (UnicodeDecodeError, ValueError):
-            raise Refusal("The form cannot be read") from None
-        if len(pairs) != 1 or pairs[0][0] != "decision":
-            raise Refusal("The form sends one field, decision")
-        decision = pairs[0][1]
-        if decision not in ("authenticate", "fail"):
-            raise Refusal("decision: must be authenticate or fail")
-        state.scheduler.run_due()
-        order = _token_order(request, "three_ds_token")
-        pending = state.service(Gateway).three_ds(order, decision == "authenticate")
-        pending.commit()
-        response = _page("3DS authentication", _result_body(pending.value))
-    except Refusal as refusal:
-        response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
-    record(state, request, response.status_code, started)
-    return response
+        pairs = urllib.parse.parse_qsl(raw.decode("utf-8"), max_num_fields=4, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise Refusal("The form cannot be read") from None
+    if len(pairs) != 1 or pairs[0][0] != "decision":
+        raise Refusal("The form sends one field, decision")
+    decision = pairs[0][1]
+    if decision not in ("authenticate", "fail"):
+        raise Refusal("decision: must be authenticate or fail")
+    state.scheduler.run_due()
+    order = _token_order(request, "three_ds_token")
+    pending = state.service(Gateway).three_ds(order, decision == "authenticate")
+    pending.commit()
+    return _page("3DS authentication", _result_body(pending.value))
 
 
 ROUTES = [

@@ -1,7 +1,6 @@
-"""The HTTP/1.1 serving guard both of the project's servers use — the embedded sandbox and
-the webhook receiver, which may import nothing of the project but app.core. It is the one
-piece of network code in core: it holds no domain, only the bounds every server here needs
-(a request head within so many seconds, so many connections, no Nagle delay)."""
+"""The listening socket and the bounded HTTP/1.1 connection both of the project's servers
+use: a request head within so many seconds, so many connections, a reader that stalls is
+dropped, no Nagle delay."""
 
 from __future__ import annotations
 
