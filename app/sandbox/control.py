@@ -15,8 +15,10 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from app.sandbox import webhooks
+from app.sandbox.body import read_body
 from app.sandbox.errors import Refusal, status_body
-from app.sandbox.http import Fault, SandboxState, encode, json_response, read_body, refusal_response
+from app.sandbox.faults import Fault
+from app.sandbox.http import SandboxState, encode, json_response, refusal_response
 
 log = logging.getLogger("partner_desk.sandbox")
 

@@ -16,16 +16,13 @@ import base64
 import binascii
 import datetime as dt
 import email.utils
-import hashlib
 import json
 import logging
 import re
 import secrets
 import time
-from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote_to_bytes
 
@@ -36,95 +33,26 @@ from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound
 from app.core.money import is_currency
-from app.core.redaction import redact, redact_url_part
+from app.sandbox.body import checked_text, read_body
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
-from app.serving import body as serving_body
-from app.serving import strict_json
+from app.sandbox.faults import Faults
+from app.sandbox.idempotency import Idempotency, StoredAnswer
+from app.sandbox.journal import Journal
 
 log = logging.getLogger("partner_desk.sandbox")
 
 T = TypeVar("T")
 
-JSON_BODY_BYTES = 1024 * 1024  # decided; see the README
-BODY_SECONDS = 30.0  # a request's body arrives within this after its head, or it is refused
-MULTIPART_BODY_BYTES = limits.ATTACHMENT_BYTES.high + 256 * 1024
-JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
-JSON_VALUES = 10_000  # values in one body (decided: a client with 20 documents has ~200)
-IDEMPOTENCY_ENTRIES = 50_000  # answers kept for replay; the oldest are forgotten first
-JOURNAL_ENTRIES = 2000
 
 #: The sandbox's users and their passwords (documented in the README).
 USERS: dict[str, str] = {"demo": "demo", "demo-avs": "demo"}
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# C0 and C1 controls but tab and line breaks, and the bidirectional overrides and isolates
-# that make text read otherwise than it is stored
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _DIGITS = re.compile(r"[0-9]{1,10}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 # ---------------------------------------------------------------- shared state
-
-
-@dataclass
-class StoredAnswer:
-    fingerprint: str
-    status: int
-    body: bytes
-
-
-class Idempotency:
-    """Answers of create and update operations by (user, x-request-id), bounded."""
-
-    def __init__(self, capacity: int = IDEMPOTENCY_ENTRIES) -> None:
-        self.capacity = capacity
-        self._answers: OrderedDict[tuple[str, str], StoredAnswer] = OrderedDict()
-
-    def get(self, key: tuple[str, str]) -> StoredAnswer | None:
-        return self._answers.get(key)
-
-    def put(self, key: tuple[str, str], answer: StoredAnswer) -> None:
-        self._answers[key] = answer
-        while len(self._answers) > self.capacity:
-            self._answers.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._answers)
-
-
-@dataclass
-class Fault:
-    status: Literal[408, 500]
-    remaining: int
-    # before: answer the status without acting; after: act, then answer the status;
-    # delay: wait delay_ms, then serve the request as usual (a slow answer)
-    mode: Literal["before", "after", "delay"]
-    path_contains: str | None
-    delay_ms: int = 0
-
-
-class Faults:
-    def __init__(self) -> None:
-        self.active: list[Fault] = []
-
-    def take(self, path: str, mode: str) -> Fault | None:
-        for fault in self.active:
-            if fault.mode == mode and (fault.path_contains is None or fault.path_contains in path):
-                fault.remaining -= 1
-                if fault.remaining <= 0:
-                    self.active.remove(fault)
-                return fault
-        return None
-
-    def set(self, fault: Fault) -> None:
-        """Replace the fault of the same mode and path (count 0 only clears it)."""
-        self.active = [
-            f for f in self.active if f.mode != fault.mode or f.path_contains != fault.path_contains
-        ]
-        if fault.remaining:
-            self.active.append(fault)
 
 
 @dataclass
@@ -136,7 +64,7 @@ class SandboxState:
     services: dict[type, object] = field(default_factory=dict)
     idempotency: Idempotency = field(default_factory=Idempotency)
     faults: Faults = field(default_factory=Faults)
-    journal: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=JOURNAL_ENTRIES))
+    journal: Journal = field(default_factory=Journal)
 
     def service(self, kind: type[T]) -> T:
         value = self.services[kind]
@@ -263,207 +191,6 @@ class Call:
         return node
 
 
-def checked_text(value: str, where: str) -> str:
-    """Refuse text that is not valid Unicode (a lone surrogate, as JSON "\\ud800" writes it) or
-    that holds a control character (NUL and the like; tab and line breaks are text)."""
-    if _SURROGATE.search(value):
-        raise Refusal(f"{where}: is not valid Unicode text (it holds a lone surrogate)")
-    if _CONTROL.search(value):
-        raise Refusal(f"{where}: holds a control character, which text cannot hold")
-    return value
-
-
-def checked_json(value: Any) -> None:
-    """Walk a parsed body: every text valid Unicode without control characters, no deeper
-    than JSON_DEPTH, at most JSON_VALUES values (so checking it against a schema is bounded
-    work), no number JSON cannot carry exactly (those arrive as Decimal and fail any integer
-    field). The walk stops at the first problem."""
-    pending: list[tuple[Any, str, int]] = [(value, "", 0)]
-    seen = 0
-    while pending:
-        item, where, depth = pending.pop()
-        seen += 1
-        if seen > JSON_VALUES:
-            raise Refusal(f"The body holds more than {JSON_VALUES:,} values")
-        if depth > JSON_DEPTH:
-            raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep")
-        if isinstance(item, str):
-            checked_text(item, where or "body")
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                checked_text(key, f"{where}.{key}" if where else "a property name")
-                pending.append((child, f"{where}.{key}" if where else key, depth + 1))
-        elif isinstance(item, list):
-            for index, child in enumerate(item):
-                pending.append((child, f"{where}.{index}" if where else str(index), depth + 1))
-
-
-def parse_json(raw: bytes) -> Any:
-    """A JSON body, checked: numbers with a fraction or exponent become Decimal (never float,
-    so 100.0 is not an integer), NaN and Infinity are refused, depth and text are checked."""
-    try:
-        text = raw.decode("utf-8")  # strictly: UTF-16 and broken UTF-8 are refused
-    except UnicodeDecodeError as exc:
-        raise Refusal(f"The body is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    try:
-        parsed = strict_json.loads(text, parse_float=Decimal)
-    except RecursionError:
-        raise Refusal(f"The body nests objects and arrays more than {JSON_DEPTH} deep") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Refusal(f"The body is not valid JSON: {str(exc)[:200]}") from None
-    checked_json(parsed)
-    return parsed
-
-
-async def read_capped(request: Request, cap: int) -> bytes:
-    """The request's body, refused past ``cap`` bytes without reading the rest, or when it
-    does not arrive within BODY_SECONDS of its head."""
-    try:
-        return await serving_body.read_capped(request, cap, BODY_SECONDS)
-    except serving_body.BodyRefused as refused:
-        raise Refusal(str(refused)) from None
-
-
-def _is_json(content_type: str) -> bool:
-    media = content_type.split(";", 1)[0].strip().lower()
-    return media == "application/json" or (
-        media.startswith("application/") and media.endswith("+json")
-    )
-
-
-def _charset(content_type: str) -> str | None:
-    """The charset parameter of a Content-Type, lower case, or None."""
-    for parameter in content_type.split(";")[1:]:
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip('"').lower()
-    return None
-
-
-async def read_body(request: Request, kind: str) -> tuple[Any, str]:
-    """The parsed body and its fingerprint (what makes two submissions the same action).
-    ``kind``: json (required), optional, none (empty or ``{}``) or multipart."""
-    content_type = request.headers.get("content-type", "")
-    if kind == "multipart":
-        if not content_type.lower().startswith("multipart/form-data"):
-            raise Refusal("The body must be sent as multipart/form-data with metadata and file")
-        await read_capped(request, MULTIPART_BODY_BYTES)
-        return await _read_multipart(request)
-    raw = await read_capped(request, JSON_BODY_BYTES)
-    if not raw.strip():
-        if kind == "json":
-            raise Refusal("The body is required (a JSON object)")
-        return None, "empty"
-    if not _is_json(content_type):
-        raise Refusal("The body must be sent as application/json")
-    charset = _charset(content_type)
-    if charset not in (None, "utf-8", "utf8"):  # JSON is UTF-8: another would be misread
-        raise Refusal(f"Content-Type: charset {charset[:40]!r}: JSON is sent as utf-8")
-    parsed = parse_json(raw)
-    if kind == "none":
-        if parsed != {}:
-            raise Refusal("This operation takes no body")
-        return None, "empty"  # {} is no body: the same request as an empty one
-    return parsed, fingerprint(parsed)
-
-
-def fingerprint(parsed: Any) -> str:
-    canonical = json.dumps(parsed, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-async def _read_multipart(request: Request) -> tuple[Any, str]:
-    """The attachment's two parts, read from the raw body (already bounded by read_capped)
-    so that the metadata's bytes are checked as UTF-8 JSON exactly as sent."""
-    content_type = request.headers.get("content-type", "")
-    parts = _multipart_parts(request._body, content_type)
-    for name in ("metadata", "file"):
-        found = parts.get(name, [])
-        if not found:
-            raise Refusal(f"{name}: is required")
-        if len(found) > 1:
-            raise Refusal(f"{name}: is sent more than once")
-    unknown = sorted(set(parts) - {"metadata", "file"})
-    if unknown:
-        raise Refusal(f"{unknown[0][:40]}: is not a part of an attachment (metadata, file)")
-    (metadata_raw, _), (content, filename) = parts["metadata"][0], parts["file"][0]
-    if filename is None:
-        raise Refusal("file: must be a file part (with a filename)")
-    if len(metadata_raw) > JSON_BODY_BYTES:
-        raise Refusal("metadata: larger than 1,024 KiB")
-    metadata = parse_json(metadata_raw)
-    if len(content) > limits.ATTACHMENT_BYTES.high:
-        raise Refusal("file: larger than the 10 MiB limit")
-    if not content:
-        raise Refusal("file: is empty")
-    digest = hashlib.sha256(fingerprint(metadata).encode() + b"\0" + content).hexdigest()
-    return {"metadata": metadata, "file": content}, digest
-
-
-MultipartParts = dict[str, list[tuple[bytes, str | None]]]
-
-
-def _multipart_parts(raw: bytes, content_type: str) -> MultipartParts:
-    """Name -> [(bytes, filename)] of a multipart/form-data body, at most four parts."""
-    from python_multipart.multipart import MultipartParser, parse_options_header
-
-    _media, options = parse_options_header(content_type)
-    boundary = options.get(b"boundary")
-    if not boundary:
-        raise Refusal("The multipart body has no boundary")
-    parts: MultipartParts = {}
-    current: dict[str, Any] = {}
-    header: list[bytes] = [b"", b""]
-
-    def begin() -> None:
-        current.clear()
-        current.update(name=None, filename=None, data=bytearray())
-        if sum(len(found) for found in parts.values()) >= 4:
-            raise Refusal("The multipart body has more than 4 parts")
-
-    def header_field(data: bytes, start: int, end: int) -> None:
-        header[0] += data[start:end]
-
-    def header_value(data: bytes, start: int, end: int) -> None:
-        header[1] += data[start:end]
-
-    def header_end() -> None:
-        if header[0].strip().lower() == b"content-disposition":
-            _kind, disposition = parse_options_header(header[1])
-            name, filename = disposition.get(b"name"), disposition.get(b"filename")
-            current["name"] = name.decode("utf-8", "replace") if name else None
-            current["filename"] = filename.decode("utf-8", "replace") if filename else None
-        header[0] = header[1] = b""
-
-    def data(chunk: bytes, start: int, end: int) -> None:
-        current["data"] += chunk[start:end]
-
-    def end() -> None:
-        if current.get("name") is None:
-            raise Refusal("A multipart part has no name")
-        parts.setdefault(current["name"], []).append((bytes(current["data"]), current["filename"]))
-
-    parser = MultipartParser(
-        boundary,
-        {
-            "on_part_begin": begin,
-            "on_header_field": header_field,
-            "on_header_value": header_value,
-            "on_header_end": header_end,
-            "on_part_data": data,
-            "on_part_end": end,
-        },
-    )
-    try:
-        parser.write(raw)
-        parser.finalize()
-    except Refusal:
-        raise
-    except Exception as exc:  # python-multipart raises several kinds for a malformed body
-        raise Refusal(f"The multipart body cannot be read: {str(exc)[:200]}") from None
-    return parts
-
-
 def authenticate(request: Request) -> str | None:
     """The user of HTTP Basic credentials, when they are right."""
     header = request.headers.get("authorization", "")
@@ -513,32 +240,10 @@ def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable
         # the service's time is the sandbox clock's, moved forward or not: a client judging
         # "the day of payment" reads it here, as from any server
         response.headers["date"] = email.utils.format_datetime(state.clock.now(), usegmt=True)
-        record(state, request, response.status_code, started)
+        state.journal.record(state.clock.now(), request, response.status_code, started)
         return response
 
     return serve
-
-
-_PAGE_TOKEN = re.compile(r"^(/gateway/(?:checkout|3ds)/[^/]+/)[^/]+")
-
-
-def record(state: SandboxState, request: Request, status: int, started: float) -> None:
-    """One line of the journal: never a body, nothing shaped like a card number, and not the
-    tokens of the cardholder's pages (the journal is read without credentials)."""
-    request_id = request.headers.get("x-request-id")
-    partner_code = request.headers.get("x-partner-code")
-    state.journal.append(
-        {
-            "time": state.clock.now().isoformat(timespec="milliseconds"),
-            "method": request.method,
-            "path": _PAGE_TOKEN.sub(r"\1***", redact_url_part(request.url.path)),
-            "query": redact_url_part(request.url.query),
-            "status": status,
-            "request_id": None if request_id is None else redact(request_id),
-            "partner_code": None if partner_code is None else redact(partner_code),
-            "ms": round((time.perf_counter() - started) * 1000, 1),
-        }
-    )
 
 
 async def _respond(

@@ -112,9 +112,9 @@ def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch
 
 
 def test_a_request_body_that_does_not_arrive_in_time_is_refused(guarded, monkeypatch):
-    from app.sandbox import http
+    from app.sandbox import body
 
-    monkeypatch.setattr(http, "BODY_SECONDS", 0.5)
+    monkeypatch.setattr(body, "BODY_SECONDS", 0.5)
     sock = raw_request(
         guarded.url,
         b"POST /v1/clients HTTP/1.1\r\nHost: s\r\nAuthorization: Basic ZGVtbzpkZW1v\r\n"

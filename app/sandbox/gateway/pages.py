@@ -19,9 +19,10 @@ from starlette.routing import Route
 from app.core.gateway.amounts import format_amount
 from app.core.gateway.cards import ascii_digits
 from app.core.gateway.matrix import NAMES
+from app.sandbox.body import checked_text, read_capped
 from app.sandbox.errors import Refusal
 from app.sandbox.gateway.state import MERCHANTS, Gateway, Order
-from app.sandbox.http import SandboxState, checked_text, read_capped, record
+from app.sandbox.http import SandboxState
 
 FORM_BYTES = 16 * 1024
 FORM_FIELDS = frozenset(
@@ -175,7 +176,7 @@ def page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
             response = await handler(request, state)
         except Refusal as refusal:
             response = _page(refusal.title, f"<h1>{html.escape(refusal.message)}</h1>", 400)
-        record(state, request, response.status_code, started)
+        state.journal.record(state.clock.now(), request, response.status_code, started)
         return response
 
     return respond
