@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.sandbox.app import SandboxSettings
-from app.sandbox.gateway import state as gateway_state
+from app.sandbox.gateway import orders as gateway_orders
 from app.sandbox.gateway.state import Gateway
 from app.sandbox.server import BackgroundSandbox
 from tests.conftest import run
@@ -208,7 +208,7 @@ def test_the_pages_escape_what_they_show_and_send_a_strict_policy(server, raw):
 
 
 def test_the_sandbox_holds_at_most_so_many_orders(server, raw, monkeypatch):
-    monkeypatch.setattr(gateway_state, "MAX_ORDERS", orders_held(server))
+    monkeypatch.setattr(gateway_orders, "MAX_ORDERS", orders_held(server))
     answer = post(
         raw,
         "/orders/",

@@ -20,7 +20,7 @@ from app.api import gateway as g
 from app.api.errors import BadRequest, InvalidInput
 from app.api.models import build
 from app.sandbox.app import SandboxSettings
-from app.sandbox.gateway.state import two_years_after
+from app.sandbox.gateway.records import two_years_after
 from app.sandbox.server import BackgroundSandbox
 from tests.conftest import advance, make_gateway, run
 

@@ -21,7 +21,8 @@ from app.core.gateway.cards import ascii_digits
 from app.core.gateway.matrix import NAMES
 from app.sandbox.body import checked_text, read_capped
 from app.sandbox.errors import Refusal
-from app.sandbox.gateway.state import MERCHANTS, Gateway, Order
+from app.sandbox.gateway.records import MERCHANTS, Order
+from app.sandbox.gateway.state import Gateway
 from app.sandbox.http import SandboxState
 
 FORM_BYTES = 16 * 1024

@@ -15,7 +15,8 @@ from app.core.resources import OPENAPI_GATEWAY
 from app.sandbox.errors import Refusal
 from app.sandbox.gateway import pages
 from app.sandbox.gateway.pages import gateway_base
-from app.sandbox.gateway.state import MERCHANTS, Gateway, Merchant, Order
+from app.sandbox.gateway.records import MERCHANTS, Merchant, Order
+from app.sandbox.gateway.state import Gateway
 from app.sandbox.http import Call, Operation, Outcome, endpoint
 from app.sandbox.schemas import validate
 

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from app.sandbox.gateway.state import iso_seconds, two_years_after
+from app.sandbox.gateway.records import iso_seconds, two_years_after
 
 
 def test_two_years_after_keeps_the_calendar_day():
