@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from app.sandbox.errors import not_found, room
-from app.sandbox.gateway.checks import _percent
+from app.sandbox.gateway.checks import percent_of
 from app.sandbox.gateway.records import (
     Customer,
     GatewayBase,
@@ -33,7 +33,7 @@ class Catalogue(GatewayBase):
 
     def create_tax(self, merchant: str, name: str, percent_value: object) -> Pending[Tax]:
         room(len(self.taxes), MAX_TAXES, "taxes")
-        percent = _percent(percent_value, "percent")
+        percent = percent_of(percent_value, "percent")
         tax = Tax(str(uuid.uuid4()), merchant, name, percent)
         return Pending(tax, lambda: self.taxes.__setitem__(tax.id, tax))
 

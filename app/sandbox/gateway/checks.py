@@ -14,14 +14,14 @@ from app.sandbox.errors import Refusal
 # ---------------------------------------------------------------- checks
 
 
-def _amount(value: object, currency: str, where: str) -> Decimal:
+def amount_of(value: object, currency: str, where: str) -> Decimal:
     try:
         return parse_amount(value, currency)
     except AmountError as exc:
         raise Refusal(f"{where}: {exc}") from None
 
 
-def _percent(value: object, where: str) -> Decimal:
+def percent_of(value: object, where: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, int | Decimal | str):
         raise Refusal(f"{where}: must be a number from 0 to 100")
     try:
@@ -35,7 +35,7 @@ def _percent(value: object, where: str) -> Decimal:
     return percent.quantize(Decimal("0.01"))
 
 
-def _int(value: object) -> int:
+def integer_of(value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and ascii_digits(value) and len(value) <= 4:
@@ -43,7 +43,7 @@ def _int(value: object) -> int:
     return -1
 
 
-def _date(text: str, where: str, *, short: bool = False) -> dt.date:
+def date_of(text: str, where: str, *, short: bool = False) -> dt.date:
     try:
         if short:
             return dt.datetime.strptime(text, "%y%m%d").date()
@@ -61,19 +61,19 @@ _SPANS = {
 }
 
 
-def _check_travel(travel: dict[str, Any]) -> None:
+def check_travel(travel: dict[str, Any]) -> None:
     (member, data), *_ = travel.items()
     where = f"travel_data.{member}"
     if member == "airline_addendum":
-        _date(data["ticket_issue_date"], f"{where}.ticket_issue_date", short=True)
+        date_of(data["ticket_issue_date"], f"{where}.ticket_issue_date", short=True)
         legs = data["legs"]
         if data["n_legs"] != len(legs):
             raise Refusal(f"{where}.n_legs: is {data['n_legs']}, but {len(legs)} legs are sent")
         for index, leg in enumerate(legs):
-            _date(leg["departure_date"], f"{where}.legs.{index}.departure_date")
+            date_of(leg["departure_date"], f"{where}.legs.{index}.departure_date")
         return
     first, last = _SPANS[member]
-    start = _date(data[first], f"{where}.{first}")
-    end = _date(data[last], f"{where}.{last}")
+    start = date_of(data[first], f"{where}.{first}")
+    end = date_of(data[last], f"{where}.{last}")
     if end < start:
         raise Refusal(f"{where}.{last}: is before {first}")

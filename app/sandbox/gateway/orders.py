@@ -13,7 +13,7 @@ from app.core.gateway.amounts import format_amount, smallest
 from app.core.gateway.matrix import NAMES, Item, conflicts, derive
 from app.sandbox.errors import Refusal, not_found, room
 from app.sandbox.gateway.catalogue import Catalogue
-from app.sandbox.gateway.checks import _amount, _check_travel, _percent
+from app.sandbox.gateway.checks import amount_of, check_travel, percent_of
 from app.sandbox.gateway.records import (
     MAX_TOTAL,
     Merchant,
@@ -115,7 +115,7 @@ class OrderBook(Catalogue):
         places = Decimal(smallest(currency))
         for index, product in enumerate(products):
             where = f"products.{index}"
-            price = _amount(product["price"], currency, f"{where}.price")
+            price = amount_of(product["price"], currency, f"{where}.price")
             if price < smallest(currency):
                 raise Refusal(
                     f"{where}.price: must be at least {format_amount(smallest(currency), currency)}"
@@ -135,7 +135,7 @@ class OrderBook(Catalogue):
             raise not_found(f"{where}.id: tax {sent['id']}")
         if "name" in sent and sent["name"] != tax.name:
             raise Refusal(f"{where}.name: is not the name of tax {tax.id} ({tax.name})")
-        if "percent" in sent and _percent(sent["percent"], f"{where}.percent") != tax.percent:
+        if "percent" in sent and percent_of(sent["percent"], f"{where}.percent") != tax.percent:
             raise Refusal(
                 f"{where}.percent: is not the percent of tax {tax.id} ({tax.percent:.2f})"
             )
@@ -199,4 +199,4 @@ class OrderBook(Catalogue):
             )
         travel = body.get("travel_data")
         if travel is not None:
-            _check_travel(travel)
+            check_travel(travel)

@@ -16,11 +16,11 @@ from typing import Any
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import FOLLOW_UPS, Item, conflicts
 from app.sandbox.errors import Refusal, not_allowed, not_found
-from app.sandbox.gateway.checks import _int
+from app.sandbox.gateway.checks import integer_of
 from app.sandbox.gateway.orders import OrderBook
 from app.sandbox.gateway.records import (
-    _DEFAULT_CARD,
     AVS_RESULTS,
+    DEFAULT_CARD,
     MAX_CARDS,
     TEST_CARDS,
     THREE_DS_WAIT,
@@ -234,7 +234,7 @@ class Payments(OrderBook):
                 ("exp_year", year, (saved.exp_year, saved.exp_year % 100)),
             ):
                 masked = isinstance(value, str) and value.strip("*") == ""
-                if not masked and _int(value) not in kept:
+                if not masked and integer_of(value) not in kept:
                     raise Refusal(f"{name}: is not the saved card's")
             if (saved.exp_year, saved.exp_month) < (now.year, now.month):
                 raise Refusal(
@@ -259,7 +259,7 @@ class Payments(OrderBook):
                 raise Refusal(
                     f"{name}: a masked expiry goes only with a saved card's masked number"
                 )
-        exp_month, exp_year = _int(month), _int(year)
+        exp_month, exp_year = integer_of(month), integer_of(year)
         if not 1 <= exp_month <= 12:
             raise Refusal("exp_month: must be from 1 to 12")
         if exp_year < 100:
@@ -268,7 +268,7 @@ class Payments(OrderBook):
             raise Refusal("exp_year: must be a year such as 2030 (or 30)")
         if (exp_year, exp_month) < (now.year, now.month):
             raise Refusal(f"exp_year: the card expired in {exp_month:02d}/{exp_year}")
-        test = TEST_CARDS.get(plain, _DEFAULT_CARD)
+        test = TEST_CARDS.get(plain, DEFAULT_CARD)
         return Card(
             brand(plain), plain[-4:], exp_month, exp_year, test.issuer_country, test.outcome
         )

@@ -56,7 +56,7 @@ TEST_CARDS: dict[str, TestCard] = {
     "4000000000003220": TestCard("three_ds", "DE"),
     "4000000000000259": TestCard("chargeback", "US"),
 }
-_DEFAULT_CARD = TestCard("approve", "US")
+DEFAULT_CARD = TestCard("approve", "US")
 
 AVS_RESULTS = {
     "MATCH": ("Y", "Address and ZIP code match"),

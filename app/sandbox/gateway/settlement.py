@@ -7,7 +7,7 @@ from decimal import Decimal
 from app.core.gateway.amounts import format_amount, smallest
 from app.core.gateway.matrix import Item, conflicts
 from app.sandbox.errors import Refusal, not_allowed
-from app.sandbox.gateway.checks import _amount
+from app.sandbox.gateway.checks import amount_of
 from app.sandbox.gateway.payments import Payments
 from app.sandbox.gateway.records import Order, Pending, iso_seconds, two_years_after
 
@@ -41,7 +41,7 @@ class Settlement(Payments):
             if order.history and any(entry.event == "captured" for entry in order.history):
                 raise not_allowed("The order was already captured: a capture is made once")
             raise not_allowed(f"The order is {order.status}: there is nothing reserved to capture")
-        total = _amount(total_value, order.currency, "total")
+        total = amount_of(total_value, order.currency, "total")
         low = smallest(order.currency)
         if not low <= total <= order.reserved:
             raise Refusal(
@@ -88,7 +88,7 @@ class Settlement(Payments):
         if amount_value is None:
             amount = remaining
         else:
-            amount = _amount(amount_value, order.currency, "amount")
+            amount = amount_of(amount_value, order.currency, "amount")
             low = smallest(order.currency)
             if amount < low:
                 raise Refusal(f"amount: must be at least {format_amount(low, order.currency)}")
