@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.api.action import ActionKey
 from app.api.errors import InvalidInput
+from app.core.gateway import limits
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount
 from app.core.gateway.matrix import NAMES, Item, conflicts
 from app.core.money import is_currency
@@ -66,8 +67,8 @@ LEG_FIELDS = (
     ("service_class", "Class", "Y"),
     ("trip_number", "Flight", "BT342"),
 )
-MAX_PRODUCTS = 100
-MAX_LEGS = 16
+MAX_PRODUCTS = limits.PRODUCTS.high
+MAX_LEGS = limits.LEGS.high
 RECURRING_FIELDS = (
     "recurring_card",
     "recurring_number",

@@ -1,6 +1,7 @@
 """The card gateway's service layer: the client and its models."""
 
 from app.api.gateway.client import GatewayClient, gateway_transport
+from app.api.gateway.fields import OrderStatus
 from app.api.gateway.models import (
     AirlineAddendum,
     AvsStatus,
@@ -14,7 +15,6 @@ from app.api.gateway.models import (
     Order,
     OrderClient,
     OrderCreate,
-    OrderStatus,
     PaidCard,
     PaymentCreate,
     Product,

@@ -14,8 +14,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BeforeValidator,
-    Field,
     SecretStr,
     StringConstraints,
     field_validator,
@@ -23,136 +21,38 @@ from pydantic import (
 )
 
 from app.api.fields import Country, Currency, Email, shaped
+from app.api.gateway.fields import (
+    Airport,
+    AnswerAmount,
+    AnswerPercent,
+    AnswerTime,
+    Booking,
+    Brand,
+    Date8,
+    LongText,
+    Name,
+    OrderStatus,
+    SavingScenario,
+    Subdivision,
+    Uuid,
+    Zip,
+    calendar_day,
+    exact_decimal,
+    list_within,
+    percent_value,
+    text_within,
+    whole_within,
+)
 from app.api.models import Model, RequestModel
+from app.core.gateway import limits
 from app.core.gateway.amounts import (
     AmountError,
-    answer_amount,
-    answer_percent,
     format_amount,
     parse_amount,
     smallest,
 )
 from app.core.gateway.cards import ascii_digits, luhn
 from app.core.gateway.matrix import BY_CODE, FIELDS, Item, conflicts, derive
-
-SavingScenario = Literal["one-click", "automatic", "recurring"]
-OrderStatus = Literal[
-    "new",
-    "pending_3ds",
-    "hold",
-    "charged",
-    "partially_refunded",
-    "refunded",
-    "reversed",
-    "declined",
-    "expired",
-    "verified",
-]
-Brand = Literal["visa", "mastercard", "amex", "other"]
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-
-
-def _text(high: int, low: int = 1, pattern: str | None = None) -> Any:
-    return StringConstraints(min_length=low, max_length=high, pattern=pattern)
-
-
-Uuid = Annotated[
-    str,
-    shaped(UUID_PATTERN, "A UUID: 32 hexadecimal digits in groups of 8-4-4-4-12"),
-    StringConstraints(pattern=UUID_PATTERN),
-]
-Name = Annotated[str, _text(100)]
-LongText = Annotated[str, _text(255)]
-Booking = Annotated[str, _text(64)]
-Zip = Annotated[
-    str,
-    shaped(r"^[A-Za-z0-9 -]{0,16}$", "Letters, digits, spaces and dashes, at most 16"),
-    _text(16, pattern=r"^[A-Za-z0-9 -]{1,16}$"),
-]
-Subdivision = Annotated[
-    str,
-    shaped(r"^[A-Z0-9]{0,3}$", "Up to 3 capital letters or digits, such as CA"),
-    _text(3, pattern=r"^[A-Z0-9]{1,3}$"),
-]
-Date8 = Annotated[
-    str, shaped(r"^[0-9]{8}$", "8 digits, yyyymmdd"), StringConstraints(pattern=r"^[0-9]{8}$")
-]
-Airport = Annotated[
-    str,
-    shaped(r"^[A-Z]{3}$", "Three capital letters, such as VNO"),
-    StringConstraints(pattern=r"^[A-Z]{3}$"),
-]
-
-
-def _decimal(value: object) -> Decimal:
-    """A decimal taken from a Decimal, an int or a string, never from a float."""
-    if isinstance(value, float):
-        raise ValueError("must be a Decimal or a string such as 10.50, never a float")
-    if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
-        raise ValueError("must be a decimal number such as 10.50")
-    try:
-        return Decimal(value)
-    except ArithmeticError:
-        raise ValueError(f"{str(value)[:30]!r} is not a decimal number such as 10.50") from None
-
-
-def _percent(value: object) -> Decimal:
-    percent = _decimal(value)
-    if not percent.is_finite() or not 0 <= percent <= 100:
-        raise ValueError("must be a number from 0 to 100")
-    if percent != percent.quantize(Decimal("0.01")):
-        raise ValueError("at most 2 decimal places")
-    return percent
-
-
-Percent = Annotated[Decimal, Field(union_mode="left_to_right"), AfterValidator(_percent)]
-
-
-def _date8(text: str, shape: str = "%Y%m%d") -> dt.date:
-    try:
-        return dt.datetime.strptime(text, shape).date()
-    except ValueError:
-        written = "yymmdd" if shape == "%y%m%d" else "yyyymmdd"
-        raise ValueError(f"{text} is not a day of the calendar ({written})") from None
-
-
-def _answer_amount(value: object) -> Decimal:
-    try:
-        return answer_amount(value)
-    except AmountError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _answer_percent(value: object) -> Decimal:
-    try:
-        return answer_percent(value)
-    except AmountError as exc:
-        raise ValueError(str(exc)) from None
-
-
-# a decimal of an answer, read from bounded text only (never "1E+999999999")
-AnswerAmount = Annotated[Decimal, BeforeValidator(_answer_amount)]
-AnswerPercent = Annotated[Decimal, BeforeValidator(_answer_percent)]
-
-EARLIEST, LATEST = 1900, 9000  # the years a moment in an answer may fall in
-
-
-def _answer_time(moment: dt.datetime) -> dt.datetime:
-    """A moment of an answer, in UTC: with its zone, and within years every date sum the desk
-    makes stays inside (a year-1 date with an offset, or 9999's, overflowed when shown)."""
-    if moment.tzinfo is None:
-        raise ValueError("a moment needs its time zone, such as Z")
-    try:
-        utc = moment.astimezone(dt.UTC)
-    except OverflowError:
-        utc = None
-    if utc is None or not EARLIEST <= utc.year <= LATEST:
-        raise ValueError(f"{moment.isoformat()[:40]} is not a moment from {EARLIEST} to {LATEST}")
-    return utc
-
-
-AnswerTime = Annotated[dt.datetime, AfterValidator(_answer_time)]
-
 
 # ---------------------------------------------------------------- customers and taxes
 
@@ -188,12 +88,12 @@ class Customer(Model):
 
 class TaxCreate(RequestModel):
     name: Name
-    percent: Annotated[Decimal, AfterValidator(_percent)]
+    percent: Annotated[Decimal, AfterValidator(percent_value)]
 
     @field_validator("percent", mode="before")
     @classmethod
     def _exact(cls, value: object) -> Decimal:
-        return _decimal(value)
+        return exact_decimal(value)
 
     def body(self) -> dict[str, Any]:
         return {"name": self.name, "percent": str(self.percent)}
@@ -224,20 +124,20 @@ class OrderClient(RequestModel):
 class ProductTax(RequestModel):
     id: Uuid
     name: Name | None = None
-    percent: Annotated[Decimal, AfterValidator(_percent)] | None = None
+    percent: Annotated[Decimal, AfterValidator(percent_value)] | None = None
 
 
 class Product(RequestModel):
     title: LongText
     price: Decimal
-    quantity: Annotated[int, Field(strict=True, ge=1, le=10_000)] | None = None
-    description: Annotated[str, _text(1024, low=0)] | None = None
+    quantity: Annotated[int, whole_within(limits.QUANTITY)] | None = None
+    description: Annotated[str, text_within(limits.PRODUCT_DESCRIPTION)] | None = None
     tax: ProductTax | None = None
 
     @field_validator("price", mode="before")
     @classmethod
     def _exact(cls, value: object) -> Decimal:
-        return _decimal(value)
+        return exact_decimal(value)
 
 
 class RecipientClient(RequestModel):
@@ -247,7 +147,7 @@ class RecipientClient(RequestModel):
     last_name: Name
     birth_date: dt.date
     city: Name
-    account_type: Annotated[str, _text(32)]
+    account_type: Annotated[str, text_within(limits.ACCOUNT_TYPE)]
     account_number: Booking
     country: Country
     recipient_address: LongText
@@ -269,24 +169,24 @@ class Leg(RequestModel):
         StringConstraints(pattern=r"^[A-Z0-9]{2}$"),
     ]
     destination_airport: Airport
-    departure_date: Annotated[Date8, AfterValidator(lambda v: _date8(v) and v)]
-    service_class: Annotated[str, _text(32)] | None = None
-    trip_number: Annotated[str, _text(16)] | None = None
+    departure_date: Annotated[Date8, AfterValidator(lambda v: calendar_day(v) and v)]
+    service_class: Annotated[str, text_within(limits.SERVICE_CLASS)] | None = None
+    trip_number: Annotated[str, text_within(limits.TRIP_NUMBER)] | None = None
 
 
 class AirlineAddendum(RequestModel):
-    ticket_number: Annotated[str, _text(32)]
+    ticket_number: Annotated[str, text_within(limits.TICKET_NUMBER)]
     passenger_name: Name
     customer_ref: Booking | None = None
-    n_legs: Annotated[int, Field(strict=True, ge=1, le=16)]
+    n_legs: Annotated[int, whole_within(limits.LEGS)]
     carrier_name: Name
     ticket_issue_date: Annotated[
         str,
         shaped(r"^[0-9]{6}$", "6 digits, yymmdd"),
         StringConstraints(pattern=r"^[0-9]{6}$"),
-        AfterValidator(lambda v: _date8(v, "%y%m%d") and v),
+        AfterValidator(lambda v: calendar_day(v, "%y%m%d") and v),
     ]
-    legs: Annotated[list[Leg], Field(min_length=1, max_length=16)]
+    legs: Annotated[list[Leg], list_within(limits.LEGS)]
 
     @model_validator(mode="after")
     def _count(self) -> AirlineAddendum:
@@ -297,7 +197,7 @@ class AirlineAddendum(RequestModel):
 
 def _span(first: str, last: str) -> Any:
     def check(model: Any) -> Any:
-        start, end = _date8(getattr(model, first)), _date8(getattr(model, last))
+        start, end = calendar_day(getattr(model, first)), calendar_day(getattr(model, last))
         if end < start:
             raise ValueError(f"{last} is before {first}")
         return model
@@ -353,7 +253,7 @@ class OrderCreate(RequestModel):
     needing saving, Account Funding needing the client's name and address."""
 
     client: OrderClient
-    products: Annotated[list[Product], Field(max_length=100)] | None = None
+    products: Annotated[list[Product], list_within(limits.PRODUCTS)] | None = None
     currency: Currency
     language: (
         Annotated[
@@ -374,7 +274,7 @@ class OrderCreate(RequestModel):
     skip_capture: bool | None = None
     payment_system: Literal["CARD", "AUTH", "QCASH", "SDWO_FUNDING"] | None = None
     is_moto: bool | None = None
-    dynamic_descriptor: Annotated[str, _text(25)] | None = None
+    dynamic_descriptor: Annotated[str, text_within(limits.DYNAMIC_DESCRIPTOR)] | None = None
     sdwo_merchant_id: Booking | None = None
     service_location: ServiceLocation | None = None
     travel_data: TravelData | None = None
@@ -470,13 +370,13 @@ class PaymentCreate(RequestModel):
     """The payment request posted to the order's api_do_url."""
 
     card_number: Annotated[SecretStr, AfterValidator(_card_number)]
-    exp_month: Annotated[int, Field(strict=True, ge=1, le=12)] | Masked
-    exp_year: Annotated[int, Field(strict=True, ge=0, le=9999)] | Masked
+    exp_month: Annotated[int, whole_within(limits.EXP_MONTH)] | Masked
+    exp_year: Annotated[int, whole_within(limits.EXP_YEAR)] | Masked
     cvv: Annotated[SecretStr, AfterValidator(_security_code)] | None = None
     csc: Annotated[SecretStr, AfterValidator(_security_code)] | None = None
     cardholder_name: Name | None = None
     saved_by_merchant: bool | None = None
-    ip_address: Annotated[str, _text(45, low=2), AfterValidator(_ip)] | None = None
+    ip_address: Annotated[str, text_within(limits.PAYER_IP), AfterValidator(_ip)] | None = None
     scenario: SavingScenario | None = None
     cof_trace_id: Booking | None = None
     avs: bool | None = None
@@ -561,11 +461,3 @@ class Order(Model):
     @property
     def refundable(self) -> Decimal:
         return self.amount_captured - self.amount_refunded
-
-
-class CaptureRequest(RequestModel):
-    total: Decimal
-
-
-class RefundRequest(RequestModel):
-    amount: Decimal

@@ -3,7 +3,7 @@ same in the list, the detail and a reason), every action its button, rule and re
 
 import typing
 
-from app.api.gateway.models import OrderStatus
+from app.api.gateway.fields import OrderStatus
 from app.ui.orders.catalogue import STATUSES, status
 from app.ui.orders.rules import ACTIONS, Action
 

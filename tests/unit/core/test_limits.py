@@ -7,8 +7,9 @@ import pytest
 import yaml
 
 from app.core import limits
+from app.core.gateway import limits as gateway_limits
 from app.core.limits import Bound
-from app.core.resources import OPENAPI_V1, OPENAPI_V2
+from app.core.resources import OPENAPI_GATEWAY, OPENAPI_V1, OPENAPI_V2
 
 _KEYS = (("minLength", "maxLength"), ("minimum", "maximum"), ("minItems", "maxItems"))
 
@@ -46,6 +47,19 @@ def test_every_schema_bound_of_the_documents_is_the_one_in_core():
                 seen.add((name, prop))
     in_core = {(name, prop) for name, props in limits.SCHEMA_BOUNDS.items() for prop in props}
     assert in_core == seen, "bounds in core that no document has"
+
+
+def test_every_schema_bound_of_the_gateway_document_is_the_one_in_core():
+    document = yaml.safe_load(OPENAPI_GATEWAY.read_text(encoding="utf-8"))
+    seen: set[tuple[str, str]] = set()
+    for name, schema in document["components"]["schemas"].items():
+        for prop, bound in _walk(schema).items():
+            assert gateway_limits.SCHEMA_BOUNDS.get(name, {}).get(prop) == bound, (name, prop)
+            seen.add((name, prop))
+    in_core = {
+        (name, prop) for name, props in gateway_limits.SCHEMA_BOUNDS.items() for prop in props
+    }
+    assert in_core == seen, "bounds in core that the gateway's document does not have"
 
 
 def test_every_parameter_bound_of_the_documents_is_the_one_in_core():
