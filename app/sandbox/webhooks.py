@@ -35,7 +35,8 @@ from starlette.routing import BaseRoute, Route
 
 from app.core import webhooks as wh
 from app.core.ids import MonotonicUuid7, uuid7
-from app.sandbox.banking.state import Bank, Client
+from app.sandbox.banking.records import Client
+from app.sandbox.banking.state import Bank
 from app.sandbox.clock import Scheduler
 from app.sandbox.errors import Refusal, not_found
 from app.sandbox.http import SandboxState, encode, json_response

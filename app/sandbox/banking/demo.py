@@ -8,7 +8,8 @@ from typing import Any
 
 from app.sandbox.banking.history import CURRENCY, DemoHistory
 from app.sandbox.banking.ledger import Ledger, Movement
-from app.sandbox.banking.state import Bank, Client
+from app.sandbox.banking.records import Client
+from app.sandbox.banking.state import Bank
 
 DEMO_PERSON_ID = "C0000001"
 DEMO_COMPANY_ID = "C0000002"

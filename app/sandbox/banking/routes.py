@@ -13,7 +13,8 @@ from app.core.iban import validate as validate_iban
 from app.core.limits import CLIENT_FILTER_FIELDS, TRANSFER_FILTER_FIELDS
 from app.core.resources import OPENAPI_V1, OPENAPI_V2
 from app.sandbox.banking.nace import NACE_CODES
-from app.sandbox.banking.state import Account, Bank, Client
+from app.sandbox.banking.records import Account, Client
+from app.sandbox.banking.state import Bank
 from app.sandbox.banking.tariff import WORLD_CURRENCIES, internal_fee, sepa_fee, world_fee
 from app.sandbox.errors import Refusal
 from app.sandbox.http import Call, Handler, Operation, Outcome, Streamed, endpoint

@@ -14,8 +14,7 @@ import datetime as dt
 import hashlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from schwifty import IBAN
 
@@ -24,18 +23,13 @@ from app.core.countries import country_name
 from app.core.iban import IbanError
 from app.core.iban import validate as validate_iban
 from app.core.money import format_minor
-from app.sandbox.banking.ledger import Ledger, Movement
+from app.sandbox.banking.ledger import Movement
 from app.sandbox.banking.nace import ALLOWED
+from app.sandbox.banking.records import BANK_CODE, BANK_COUNTRY, Account, Client, Transfer
 from app.sandbox.banking.tariff import WORLD_CURRENCIES, internal_fee, sepa_fee, world_fee
 from app.sandbox.clock import Scheduler
 from app.sandbox.errors import Refusal, not_allowed, not_found, room
-
-T = TypeVar("T")
-
-# The sandbox's own bank: account IBANs are generated under this Lithuanian bank code.
-BANK_COUNTRY = "LT"
-BANK_CODE = "40100"
-BANK_BIC = "AGBLLT2XXXX"
+from app.sandbox.pending import Pending, iso_seconds
 
 #: Balances a new account opens with, in minor units, so transfers can be tried at once.
 STARTING_BALANCES: dict[str, int] = {
@@ -65,108 +59,7 @@ TRANSITIONS = {
 }
 
 
-def iso_seconds(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True)
-class Pending(Generic[T]):
-    """A prepared change: its result, and the commit that applies it."""
-
-    value: T
-    commit: Callable[[], None]
-
-
 # ---------------------------------------------------------------- entities
-
-
-@dataclass
-class Client:
-    id: str
-    client_type: str  # PERSON or COMPANY
-    details: dict[str, Any]  # person or company object, create_date included
-    external_reference: str | None
-    status: str = "inprogress"
-
-    @property
-    def kind(self) -> str:
-        return "private" if self.client_type == "PERSON" else "corporate"
-
-    @property
-    def display_name(self) -> str:
-        if self.client_type == "COMPANY":
-            return str(self.details.get("name", self.id))
-        first, last = self.details.get("first_name", ""), self.details.get("last_name", "")
-        return f"{first} {last}".strip()
-
-    def v1(self) -> dict[str, Any]:
-        return {"id": self.id, "client_type": "PERSON", "client": self.details}
-
-    def v2(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "status": self.status,
-            "kind": self.kind,
-            "external_reference": self.external_reference,
-            "client_type": self.client_type,
-            ("person" if self.client_type == "PERSON" else "company"): self.details,
-        }
-
-    def filter_record(self) -> dict[str, flt.Scalar | None]:
-        created = self.details.get("create_date")
-        return {
-            "email": self.details.get("email"),
-            "contact_mobile_number": self.details.get("contact_mobile_number"),
-            "external_id": self.details.get("external_id"),
-            "create_date": dt.date.fromisoformat(created) if created else None,
-        }
-
-
-@dataclass
-class Account:
-    id: str
-    client_id: str
-    opened_at: dt.date
-    status: str = "active"
-    ledger: Ledger = field(default_factory=Ledger)
-    holds: dict[str, int] = field(default_factory=dict)  # currency -> minor units in progress
-
-    def model(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": "payment",
-            "iban": self.id,
-            "bic": BANK_BIC,
-            "status": self.status,
-            "client_id": self.client_id,
-            "opened_at": self.opened_at.isoformat(),
-        }
-
-    def available(self, currency: str) -> int:
-        return self.ledger.balances.get(currency, 0) - self.holds.get(currency, 0)
-
-
-@dataclass
-class Transfer:
-    kind: str  # sepa, world, internal
-    account_id: str
-    body: dict[str, Any]  # the answer model
-    currency: str
-    amount: int
-    fee: int
-    rejected: bool
-
-    @property
-    def id(self) -> str:
-        return str(self.body["id"])
-
-    @property
-    def status(self) -> str:
-        return str(self.body["status"])
-
-    @property
-    def processing_day(self) -> dt.date:
-        return dt.date.fromisoformat(self.body["processing_date"][:10])
 
 
 # ---------------------------------------------------------------- the bank

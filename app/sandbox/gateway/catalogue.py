@@ -9,9 +9,9 @@ from app.sandbox.gateway.checks import percent_of
 from app.sandbox.gateway.records import (
     Customer,
     GatewayBase,
-    Pending,
     Tax,
 )
+from app.sandbox.pending import Pending
 
 MAX_CUSTOMERS = 100_000
 MAX_TAXES = 1_000

@@ -18,10 +18,10 @@ from app.sandbox.gateway.records import (
     MAX_TOTAL,
     Merchant,
     Order,
-    Pending,
     SavedCard,
     Tax,
 )
+from app.sandbox.pending import Pending
 
 MAX_ORDERS = 100_000
 

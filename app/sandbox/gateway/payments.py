@@ -29,11 +29,10 @@ from app.sandbox.gateway.records import (
     Merchant,
     Order,
     Payment,
-    Pending,
     Registration,
     SavedCard,
-    iso_seconds,
 )
+from app.sandbox.pending import Pending, iso_seconds
 
 
 class Payments(OrderBook):

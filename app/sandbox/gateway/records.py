@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from app.core import filter as flt
 from app.core.gateway.amounts import format_amount
 from app.core.gateway.matrix import CODES, Item
 from app.sandbox.clock import Scheduler
-
-T = TypeVar("T")
-
+from app.sandbox.pending import iso_seconds
 
 RESERVATION = dt.timedelta(days=7)  # the contract's 6..28 days: 7 in the sandbox (decided)
 # what one sandbox holds at most (decided): memory stays bounded; a reset starts over
@@ -66,22 +63,12 @@ AVS_RESULTS = {
 }
 
 
-def iso_seconds(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def two_years_after(moment: dt.datetime) -> dt.datetime:
     """The same calendar day two years on (29 February becomes 28 February)."""
     try:
         return moment.replace(year=moment.year + 2)
     except ValueError:
         return moment.replace(year=moment.year + 2, day=28)
-
-
-@dataclass(frozen=True)
-class Pending(Generic[T]):
-    value: T
-    commit: Callable[[], None]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from app.core.gateway.matrix import Item, conflicts
 from app.sandbox.errors import Refusal, not_allowed
 from app.sandbox.gateway.checks import amount_of
 from app.sandbox.gateway.payments import Payments
-from app.sandbox.gateway.records import Order, Pending, iso_seconds, two_years_after
+from app.sandbox.gateway.records import Order, two_years_after
+from app.sandbox.pending import Pending, iso_seconds
 
 
 class Settlement(Payments):
