@@ -25,7 +25,7 @@ from app.ui.statements import StatementsArea
 
 settings_path, url = sys.argv[1], sys.argv[2]
 account_index, rows = int(sys.argv[3]), int(sys.argv[4])
-if url == "embedded":  # as the window runs it: app.cli._gui
+if url == "embedded":  # as the window runs it: app.cli.gui.run
     from app.cli import own_command
     from app.sandbox.server import SandboxProcess
     sandbox = SandboxProcess(own_command())

@@ -1,0 +1,55 @@
+"""The ``partner-desk`` command: the window by default, plus ``sandbox``, ``iban``,
+``gateway``, ``webhooks`` and ``selftest``, one module each. Nothing of a command is imported
+before it is asked for, so the window (no arguments) starts at once."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if not (sys.argv[1:] if argv is None else argv):
+        from app.cli.gui import run
+
+        return run()  # the window at once: no parser to build for no arguments
+    from app.cli.parser import parser
+
+    args = parser().parse_args(argv)
+    if args.command is None:
+        from app.cli.gui import run
+
+        return run()  # it installs the redaction once its window shows (a faster start)
+    from app.cli.common import terminal_safe_output
+    from app.core import redaction
+
+    redaction.install()  # no card number or security code in any log record
+    terminal_safe_output()
+    if args.command == "sandbox":
+        from app.cli import sandbox
+
+        return sandbox.run(args.port, args.host, args.settle_seconds, with_parent=args.with_parent)
+    if args.command == "iban":
+        from app.cli import iban
+
+        return iban.run(" ".join(args.iban), args.base_url, args.deadline)
+    if args.command == "selftest":
+        from app.cli import selftest
+
+        return selftest.run()
+    if args.command == "gateway":
+        from app.cli import gateway
+
+        return gateway.order(args.order_id, args.base_url, args.user)
+    from app.cli import webhooks
+
+    if args.webhooks_command == "serve":
+        return webhooks.serve(args.host, args.port, args.public_key, args.db)
+    return webhooks.list_events(args.db, as_json=args.json)
+
+
+def own_command() -> list[str]:
+    """How to run this program again: the frozen executable itself, or Python on this package."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "app.cli"]

@@ -1,0 +1,28 @@
+"""The window (no command): it starts before anything of the service layer is imported."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.cli import own_command
+
+
+def run() -> int:
+    """The window, against the embedded sandbox in a child process of its own."""
+    from app.ui.shell.app import run_gui
+
+    stops: list[Callable[[], None]] = []
+
+    def start_sandbox() -> str:
+        # imported here, off the GUI thread and after the window shows: a faster start
+        from app.sandbox.server import SandboxProcess
+
+        sandbox = SandboxProcess(own_command())
+        stops.append(sandbox.stop)
+        return sandbox.start()
+
+    try:
+        return run_gui(start_sandbox)
+    finally:
+        for stop in stops:
+            stop()

@@ -1,0 +1,92 @@
+"""The command line: every command, its arguments and their help."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import GATEWAY_URL_ENV, LOCAL_GATEWAY, PASSWORD_ENV
+
+
+def parser() -> argparse.ArgumentParser:
+    class PrintVersion(argparse.Action):
+        """--version, read from the package's metadata only when asked (a faster start)."""
+
+        def __call__(
+            self, parser: argparse.ArgumentParser, *args: object, **kwargs: object
+        ) -> None:
+            from app.core.resources import version
+
+            print(f"partner-desk {version()}")
+            parser.exit()
+
+    parser = argparse.ArgumentParser(
+        prog="partner-desk",
+        description="Partner Desk: the desktop client of the Partner Banking API. "
+        "Without a command it opens the window against the embedded sandbox.",
+    )
+    parser.add_argument(
+        "--version", action=PrintVersion, nargs=0, help="print the version and exit"
+    )
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser(
+        "selftest",
+        help="start the embedded sandbox, sign in and run one call of each kind (support's check "
+        "of an installation)",
+    )
+    sandbox = commands.add_parser("sandbox", help="run the embedded sandbox in the foreground")
+    sandbox.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one")
+    sandbox.add_argument("--host", default="127.0.0.1")
+    sandbox.add_argument(
+        "--with-parent",
+        action="store_true",
+        help="stop when stdin closes (how the window runs its embedded sandbox)",
+    )
+    sandbox.add_argument(
+        "--settle-seconds",
+        type=float,
+        default=2.0,
+        help="seconds before a transfer in progress becomes done (default 2)",
+    )
+    iban = commands.add_parser("iban", help="validate an IBAN and show the API's bank data")
+    iban.add_argument("iban", nargs="+", help="the IBAN; spaces are allowed")
+    iban.add_argument(
+        "--base-url",
+        help="the API's address (with or without /v1); the embedded sandbox when omitted",
+    )
+    iban.add_argument(
+        "--deadline",
+        type=float,
+        default=30.0,
+        help="seconds the whole API check may take, retries included (default 30)",
+    )
+    gateway = commands.add_parser("gateway", help="look at the card gateway")
+    gateway_commands = gateway.add_subparsers(dest="gateway_command", required=True)
+    order = gateway_commands.add_parser(
+        "order", help="print an order's status, amounts and history"
+    )
+    order.add_argument("order_id", help="the order's id")
+    order.add_argument(
+        "--base-url",
+        help="the gateway's address (such as https://gateway.bank.example); when omitted, "
+        f"${GATEWAY_URL_ENV} or the local sandbox of 'partner-desk sandbox' ({LOCAL_GATEWAY})",
+    )
+    order.add_argument(
+        "--user",
+        default="demo",
+        help="the merchant user (default demo); the password comes from the environment "
+        f"variable {PASSWORD_ENV} or is asked for",
+    )
+    webhooks = commands.add_parser("webhooks", help="the registration webhook receiver")
+    webhook_commands = webhooks.add_subparsers(dest="webhooks_command", required=True)
+    serve = webhook_commands.add_parser("serve", help="run the receiver in the foreground")
+    serve.add_argument("--port", type=int, required=True, help="port; 0 picks a free one")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--public-key",
+        help="the service's public key (PEM file): deliveries must then be signed with it",
+    )
+    serve.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
+    listing = webhook_commands.add_parser("list", help="print the stored events")
+    listing.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
+    listing.add_argument("--json", action="store_true", help="one JSON object a line")
+    return parser
