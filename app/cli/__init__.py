@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,6 +29,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     redaction.install()  # no card number or security code in any log record
     terminal_safe_output()
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # the reader went away (| head): no traceback, and none at exit either
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "sandbox":
         from app.cli import sandbox
 

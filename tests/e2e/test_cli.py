@@ -415,3 +415,26 @@ def test_the_receiver_refuses_a_weak_signing_key(tmp_path):
         f"partner-desk webhooks: --public-key {key_file}: an RSA key of 512 bits is too weak "
         "to trust: at least 2048 bits are needed\n"
     )
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback(sandbox_url):
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "iban",
+            "DE89370400440532013000",
+            "--base-url",
+            sandbox_url,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # as `| head` does: every line written now meets a closed pipe
+    errors = process.stderr.read()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 1
+    assert "Traceback" not in errors
