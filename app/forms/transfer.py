@@ -12,10 +12,12 @@ send the same request with the same x-request-id, so one draft never creates two
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from app.api.action import ActionKey
+from app.api.banking.transfers import CREATE_MODELS, FEE_MODELS, TransferKind, TransferQuery
 from app.api.errors import ApiError, InvalidInput
+from app.api.models import build
 from app.core import checks, limits
 from app.core.iban import IbanError, bic_info, validate
 from app.core.ids import uuid7
@@ -23,20 +25,10 @@ from app.core.limits import Bound
 from app.core.money import MoneyError, format_minor, is_currency, to_minor
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from app.api.banking import BankingClient, FeeQuote
+    from app.api.banking.transfers import Transfer
 
-    from app.api.banking import (
-        BankingClient,
-        FeeQuote,
-        InternalTransfer,
-        SepaTransfer,
-        TransferQuery,
-        WorldTransfer,
-    )
-
-    Transfer = SepaTransfer | WorldTransfer | InternalTransfer
-
-Kind = Literal["sepa", "world", "internal"]
+Kind = TransferKind
 KINDS: tuple[Kind, ...] = ("sepa", "world", "internal")
 KIND_TITLES: dict[Kind, str] = {"sepa": "SEPA", "world": "World", "internal": "Internal"}
 #: a transfer's status in words
@@ -325,7 +317,7 @@ class TransferDraft:
         else:
             parameters["currency"] = self.currency()
         try:
-            _fee_model(self.kind, parameters)
+            build(FEE_MODELS[self.kind], parameters)
         except InvalidInput:
             return None
         return parameters
@@ -334,27 +326,9 @@ class TransferDraft:
         """The fee of ``parameters`` (and the available balance, once per currency); None when
         the input changed meanwhile: an answer for older input is never taken. An ApiError for
         the newest input is raised."""
-        from app.api.banking import (
-            InternalFeeParameters,
-            SepaFeeParameters,
-            WorldFeeParameters,
-            build,
-        )
-
         generation, kind, currency = self.fee_generation, self.kind, self.currency()
         try:
-            if kind == "sepa":
-                quote = await banking.sepa_fee(
-                    self.account_id, build(SepaFeeParameters, parameters)
-                )
-            elif kind == "world":
-                quote = await banking.world_fee(
-                    self.account_id, build(WorldFeeParameters, parameters)
-                )
-            else:
-                quote = await banking.internal_fee(
-                    self.account_id, build(InternalFeeParameters, parameters)
-                )
+            quote = await banking.fee_of(kind, self.account_id, parameters)
             if currency not in self.available:
                 balances = await banking.get_balance(
                     self.client_id, self.account_id, currency=currency
@@ -431,7 +405,7 @@ class TransferDraft:
     def check(self, request: dict[str, Any]) -> None:
         """The service layer's own check of the request (InvalidInput), before anything is
         asked of the user."""
-        _create_model(self.kind, request)
+        build(CREATE_MODELS[self.kind], request)
 
     def summary(self) -> str:
         """The confirmation's text: what will be sent, with the fee when it is known."""
@@ -470,7 +444,7 @@ class TransferDraft:
         account_id = self.account_id
         created = await self.action.send(
             (kind, request),
-            lambda sent, key: _create(banking, sent[0], account_id, sent[1], key),
+            lambda sent, key: banking.create_transfer(sent[0], account_id, sent[1], request_id=key),
         )
         if self.action.replayed:
             self.notice = (
@@ -500,28 +474,15 @@ class TransferDraft:
 
     async def follow(self, banking: BankingClient) -> bool:
         """Ask where the created transfer stands; True once it is done or in error."""
-        from app.api.banking import TransferQuery
-
         transfer = self.created
         if transfer is None:
             return False
-        found = await list_transfers(
-            banking, self.kind, self.account_id, TransferQuery(id=transfer.id, limit=1)
-        )
+        query = TransferQuery(id=transfer.id, limit=1)
+        found = await banking.list_transfers(self.kind, self.account_id, query)
         if not found or found[0].status == "inprogress" or self.created is None:
             return False
         self.created = found[0]
         return True
-
-
-async def list_transfers(
-    banking: BankingClient, kind: Kind, account_id: str, query: TransferQuery
-) -> list[Transfer]:
-    if kind == "sepa":
-        return list(await banking.list_sepa(account_id, query))
-    if kind == "world":
-        return list(await banking.list_world(account_id, query))
-    return list(await banking.list_internal(account_id, query))
 
 
 def _bound(field: Field, kind: Kind) -> Bound:
@@ -532,55 +493,3 @@ def _bound(field: Field, kind: Kind) -> Bound:
     if field.key == "recipient_name" and kind == "internal":
         return limits.INTERNAL_RECIPIENT_NAME
     return field.bound
-
-
-def _create_model(kind: Kind, request: dict[str, Any]) -> object:
-    from app.api.banking import (
-        InternalTransferCreate,
-        SepaTransferCreate,
-        WorldTransferCreate,
-        build,
-    )
-
-    models: dict[Kind, type[BaseModel]] = {
-        "sepa": SepaTransferCreate,
-        "world": WorldTransferCreate,
-        "internal": InternalTransferCreate,
-    }
-    return build(models[kind], request)
-
-
-def _fee_model(kind: Kind, parameters: dict[str, Any]) -> object:
-    from app.api.banking import (
-        InternalFeeParameters,
-        SepaFeeParameters,
-        WorldFeeParameters,
-        build,
-    )
-
-    models: dict[Kind, type[BaseModel]] = {
-        "sepa": SepaFeeParameters,
-        "world": WorldFeeParameters,
-        "internal": InternalFeeParameters,
-    }
-    return build(models[kind], parameters)
-
-
-async def _create(
-    banking: BankingClient, kind: Kind, account_id: str, request: dict[str, Any], key: str
-) -> Transfer:
-    from app.api.banking import (
-        InternalTransferCreate,
-        SepaTransferCreate,
-        WorldTransferCreate,
-        build,
-    )
-
-    if kind == "sepa":
-        sepa = build(SepaTransferCreate, request)
-        return await banking.create_sepa(account_id, sepa, request_id=key)
-    if kind == "world":
-        world = build(WorldTransferCreate, request)
-        return await banking.create_world(account_id, world, request_id=key)
-    internal = build(InternalTransferCreate, request)
-    return await banking.create_internal(account_id, internal, request_id=key)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, StringConstraints
 from app.api.banking.service import IbanBankData
 from app.api.errors import InvalidInput
 from app.api.fields import Amount, Country, Currency, FeeAmount, Ip, text
-from app.api.models import Model, RequestModel
+from app.api.models import Model, RequestModel, build
 from app.api.operations import Operations, many, one, page, segment
 from app.core import filter as flt
 from app.core import limits
@@ -167,6 +167,25 @@ class TransferQuery:
         return params
 
 
+Transfer = SepaTransfer | WorldTransfer | InternalTransfer
+#: each kind's request, fee parameters and answer models
+CREATE_MODELS: dict[TransferKind, type[RequestModel]] = {
+    "sepa": SepaTransferCreate,
+    "world": WorldTransferCreate,
+    "internal": InternalTransferCreate,
+}
+FEE_MODELS: dict[TransferKind, type[RequestModel]] = {
+    "sepa": SepaFeeParameters,
+    "world": WorldFeeParameters,
+    "internal": InternalFeeParameters,
+}
+ANSWERS: dict[TransferKind, type[Transfer]] = {
+    "sepa": SepaTransfer,
+    "world": WorldTransfer,
+    "internal": InternalTransfer,
+}
+
+
 def transfers_path(account_id: str, kind: TransferKind) -> str:
     return f"/v1/accounts/{segment('accountId', account_id, limits.ACCOUNT_ID)}/transfers/{kind}"
 
@@ -195,6 +214,31 @@ class TransferOperations(Operations):
         path = transfers_path(account_id, kind)
         params = (query or TransferQuery()).params()
         return await self._call(many(answer), "GET", path, params=params)
+
+    # -- by kind: a form or a list that serves the three kinds says which
+
+    async def fee_of(
+        self, kind: TransferKind, account_id: str, parameters: dict[str, Any]
+    ) -> FeeQuote:
+        """The fee of a transfer of ``kind``, its parameters checked by the kind's model."""
+        return await self._fee(account_id, kind, build(FEE_MODELS[kind], parameters))
+
+    async def create_transfer(
+        self,
+        kind: TransferKind,
+        account_id: str,
+        request: dict[str, Any],
+        *,
+        request_id: str | None = None,
+    ) -> Transfer:
+        """A transfer of ``kind``, its request checked by the kind's model."""
+        transfer = build(CREATE_MODELS[kind], request)
+        return await self._create(account_id, kind, ANSWERS[kind], transfer, request_id)
+
+    async def list_transfers(
+        self, kind: TransferKind, account_id: str, query: TransferQuery | None = None
+    ) -> list[Transfer]:
+        return list(await self._list(account_id, kind, ANSWERS[kind], query))
 
     async def sepa_fee(self, account_id: str, parameters: SepaFeeParameters) -> FeeQuote:
         return await self._fee(account_id, "sepa", parameters)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.core import limits
-from app.forms.transfer import KINDS, Kind, list_transfers
+from app.forms.transfer import KINDS, Kind
 from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, write_csv
 from app.ui.common.paged_model import ItemRole
@@ -26,7 +26,7 @@ from app.ui.transfers.view import TransfersView
 if TYPE_CHECKING:
     import asyncio
 
-    from app.forms.transfer import Transfer
+    from app.api.banking.transfers import Transfer
 
 
 class TransfersArea:
@@ -101,7 +101,7 @@ class TransfersArea:
         transfers_query = TransferQuery(
             id=transfer_id, offset=offset, limit=limit, filter=filter_text
         )
-        return await list_transfers(self._context.banking, kind, account_id, transfers_query)
+        return await self._context.banking.list_transfers(kind, account_id, transfers_query)
 
     def _loaded(self, count: int) -> None:
         more = " (scroll for more)" if self.model.canFetchMore(QModelIndex()) else ""

@@ -11,7 +11,7 @@ from app.forms.transfer import STATUS_TEXT
 from app.ui.transfers.model import currency_of
 
 if TYPE_CHECKING:
-    from app.forms.transfer import Transfer
+    from app.api.banking.transfers import Transfer
 
 
 def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
     from app.api.action import ActionKey
     from app.api.banking import FeeQuote
-    from app.forms.transfer import Transfer
+    from app.api.banking.transfers import Transfer
 
 FEE_PAUSE_S = 0.25  # typing stopped this long: the fee is asked
 FOLLOW_MS = 1000  # how often a transfer in progress is asked about

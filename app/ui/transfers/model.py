@@ -15,7 +15,7 @@ from app.ui.common.paged_model import PagedTableModel, PageSource
 from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
-    from app.forms.transfer import Transfer
+    from app.api.banking.transfers import Transfer
 
 COLUMNS = (
     "ID",
