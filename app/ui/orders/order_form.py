@@ -7,7 +7,6 @@ it is typed, and Create stays disabled, saying why, until the order can be sent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -34,21 +33,17 @@ from app.core.gateway.matrix import NAMES, Item
 from app.forms.order import (
     CAPABILITIES,
     CURRENCIES,
-    LEG_FIELDS,
     MAX_LEGS,
     MAX_PRODUCTS,
-    PART,
-    PART_OF,
     SAVING_CHOICES,
     SCENARIO_NAMES,
     SCENARIOS,
-    TRAVEL_MEMBERS,
     OrderDraft,
-    Part,
-    Product,
 )
+from app.forms.order_parts import PART, PART_OF, TRAVEL_MEMBERS, Part
 from app.ui.common.form import PROBLEM_STYLE, FormRows, ReasonLabel, ask_before_discarding
 from app.ui.common.notice import NoticeLabel
+from app.ui.orders.order_rows import LegRow, ProductRow, RowList
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
 
@@ -58,65 +53,6 @@ if TYPE_CHECKING:
     from app.api.gateway import Order, Tax
 
 __all__ = ["CAPABILITIES", "SCENARIOS", "OrderDialog"]
-
-
-class ProductRow(QWidget):
-    """One product: title, price, quantity and (with Taxes) a tax; its problems below."""
-
-    def __init__(self, index: int, remove: Callable[[ProductRow], None]) -> None:
-        super().__init__()
-        self.title = QLineEdit()
-        self.title.setPlaceholderText("Title")
-        self.title.setObjectName(f"products.{index}.title")
-        self.price = QLineEdit()
-        self.price.setPlaceholderText("Price, e.g. 10.50")
-        self.price.setObjectName(f"products.{index}.price")
-        self.quantity = QLineEdit("1")
-        self.quantity.setObjectName(f"products.{index}.quantity")
-        self.quantity.setMaximumWidth(60)
-        self.tax = QComboBox()
-        self.tax.setObjectName(f"products.{index}.tax")
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setAutoDefault(False)
-        self.remove_button.clicked.connect(lambda: remove(self))
-        self.problem = NoticeLabel("")
-        self.problem.setStyleSheet(PROBLEM_STYLE)
-        self.problem.setWordWrap(True)
-        line = QHBoxLayout()
-        line.setContentsMargins(0, 0, 0, 0)
-        line.addWidget(self.title, 3)
-        line.addWidget(self.price, 1)
-        line.addWidget(QLabel("×"))
-        line.addWidget(self.quantity)
-        line.addWidget(self.tax, 1)
-        line.addWidget(self.remove_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(line)
-        layout.addWidget(self.problem)
-
-    def product(self) -> Product:
-        return Product(
-            self.title.text(), self.price.text(), self.quantity.text(), self.tax.currentData() or ""
-        )
-
-
-class LegRow(QWidget):
-    def __init__(self, remove: Callable[[LegRow], None]) -> None:
-        super().__init__()
-        self.inputs: dict[str, QLineEdit] = {}
-        line = QHBoxLayout(self)
-        line.setContentsMargins(0, 0, 0, 0)
-        for key, label, placeholder in LEG_FIELDS:
-            edit = QLineEdit()
-            edit.setPlaceholderText(f"{label} ({placeholder})")
-            edit.setObjectName(f"leg.{key}")
-            self.inputs[key] = edit
-            line.addWidget(edit)
-        remove_button = QPushButton("Remove")
-        remove_button.setAutoDefault(False)
-        remove_button.clicked.connect(lambda: remove(self))
-        line.addWidget(remove_button)
 
 
 class OrderDialog(QDialog):
@@ -147,8 +83,6 @@ class OrderDialog(QDialog):
         self.rows: list[FormRows] = []
         self.inputs: dict[str, QLineEdit | QComboBox] = {}
         self._rows_of: dict[str, FormRows] = {}
-        self.products: list[ProductRow] = []
-        self.legs: list[LegRow] = []
 
         content = QWidget()
         layout = QVBoxLayout(content)
@@ -296,6 +230,10 @@ class OrderDialog(QDialog):
         layout = QVBoxLayout(self.products_group)
         self.products_layout = QVBoxLayout()
         layout.addLayout(self.products_layout)
+        self._product_rows = RowList[ProductRow](
+            self.products_layout, MAX_PRODUCTS, self._refresh_timer.start
+        )
+        self.products = self._product_rows.rows
         self.add_product_button = QPushButton("Add product")
         self.add_product_button.setObjectName("addProduct")
         self.add_product_button.setAutoDefault(False)
@@ -348,6 +286,8 @@ class OrderDialog(QDialog):
 
     def _legs(self, grid: QGridLayout) -> None:
         self.legs_layout = QVBoxLayout()
+        self._leg_rows = RowList[LegRow](self.legs_layout, MAX_LEGS, self._refresh_timer.start)
+        self.legs = self._leg_rows.rows
         grid.addLayout(self.legs_layout, grid.rowCount(), 0, 1, 3)
         self.add_leg_button = QPushButton("Add leg")
         self.add_leg_button.setObjectName("addLeg")
@@ -369,42 +309,20 @@ class OrderDialog(QDialog):
         return group
 
     def add_product(self) -> None:
-        if len(self.products) >= MAX_PRODUCTS:
+        row = self._product_rows.add(lambda remove: ProductRow(len(self.products), remove))
+        if row is None:
             return
-        row = ProductRow(len(self.products), self._remove_product)
         for edit in (row.title, row.price, row.quantity):
             edit.textChanged.connect(lambda _text: self._touch_and_refresh("products"))
         row.tax.currentIndexChanged.connect(lambda _index: self._refresh_timer.start())
         self._fill_taxes(row.tax)
-        self.products.append(row)
-        self.products_layout.addWidget(row)
-        self._refresh_timer.start()
-
-    def _remove_product(self, row: ProductRow) -> None:
-        if len(self.products) <= 1:
-            return
-        self.products.remove(row)
-        row.setParent(None)
-        row.deleteLater()
-        self._refresh_timer.start()
 
     def add_leg(self) -> None:
-        if len(self.legs) >= MAX_LEGS:
+        row = self._leg_rows.add(LegRow)
+        if row is None:
             return
-        row = LegRow(self._remove_leg)
         for edit in row.inputs.values():
             edit.textChanged.connect(lambda _text: self._touch_and_refresh("legs"))
-        self.legs.append(row)
-        self.legs_layout.addWidget(row)
-        self._refresh_timer.start()
-
-    def _remove_leg(self, row: LegRow) -> None:
-        if len(self.legs) <= 1:
-            return
-        self.legs.remove(row)
-        row.setParent(None)
-        row.deleteLater()
-        self._refresh_timer.start()
 
     def _touch_and_refresh(self, what: str) -> None:
         self.touched_lists.add(what)
@@ -530,21 +448,9 @@ class OrderDialog(QDialog):
             rows.show(mine, {k: v for k, v in notes.items() if k in rows.rows})
         tried = any(rows.tried for rows in self.rows)
         for index, row in enumerate(self.products):
-            found = [
-                f"{key.rsplit('.', 1)[1]}: {text}"
-                for key, text in problems.items()
-                if key.startswith(f"products.{index}.")
-            ]
             quiet = "products" not in self.touched_lists and not tried
-            row.problem.setText("" if quiet else "; ".join(found))
-        leg_problems = [
-            f"{key.removeprefix('travel_data.airline_addendum.')}: {text}"
-            for key, text in problems.items()
-            if key.startswith(
-                ("travel_data.airline_addendum.legs", "travel_data.airline_addendum.n_legs")
-            )
-        ]
-        self.legs_problem.setText("; ".join(leg_problems))
+            row.problem.setText("" if quiet else self.draft.product_problems(problems, index))
+        self.legs_problem.setText(self.draft.leg_problems(problems))
         self.general_problem.setText(general)
         self.total.setText(self.draft.total())
         reason = self.draft.reason(problems, general)

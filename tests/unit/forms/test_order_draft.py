@@ -107,7 +107,10 @@ def test_avs_needs_the_address_and_zip_code():
 def test_a_price_is_checked_in_the_currency_and_taxes_add_to_the_total():
     draft = basic()
     draft.products = [Product("Ticket", "10.505", "1")]
-    assert "EUR amounts have 2 decimal places" in draft.problems()[0]["products.0.price"]
+    problems = draft.problems()[0]
+    assert "EUR amounts have 2 decimal places" in problems["products.0.price"]
+    assert draft.product_problems(problems, 0).startswith("price: EUR amounts have 2 decimal")
+    assert draft.product_problems(problems, 1) == ""
     draft.products = [Product("Ticket", "10,50", "2", "tax-1")]
     draft.taxes = [Tax(id="tax-1", name="VAT", percent="21")]
     assert draft.total() == "Total: 21.00 EUR"  # taxes count only with the Taxes capability
@@ -135,6 +138,11 @@ def test_travel_data_sends_the_chosen_member_with_its_legs():
     draft = basic()
     draft.capabilities.add(Item.TD)
     draft.legs = [{"departure_airport": "VNO", "destination_airport": " RIX ", "trip_number": ""}]
+    draft.legs.append({"departure_airport": "vno"})
+    legs = draft.leg_problems(draft.problems()[0])
+    assert "legs.1.departure_airport: Three capital letters, such as VNO" in legs
+    assert "ticket_number" not in legs  # a field of the ticket, not of a leg
+    draft.legs.pop()
     travel = draft.request()["travel_data"]
     assert travel["airline_addendum"]["legs"] == [
         {"departure_airport": "VNO", "destination_airport": "RIX"}
