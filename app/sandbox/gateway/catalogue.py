@@ -18,8 +18,6 @@ MAX_TAXES = 1_000
 
 
 class Catalogue(GatewayBase):
-    # -- customers and taxes
-
     def create_customer(self, merchant: str, email: str) -> Pending[Customer]:
         room(len(self.customers), MAX_CUSTOMERS, "customers")
         customer = Customer(str(uuid.uuid4()), merchant, email, self.now())

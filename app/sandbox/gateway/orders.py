@@ -27,8 +27,6 @@ MAX_ORDERS = 100_000
 
 
 class OrderBook(Catalogue):
-    # -- orders
-
     def order(self, merchant: str, order_id: str) -> Order:
         found = self.orders.get(order_id)
         if found is None or found.merchant != merchant:

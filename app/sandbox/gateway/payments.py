@@ -19,7 +19,6 @@ from app.sandbox.errors import Refusal, not_allowed, not_found
 from app.sandbox.gateway.checks import integer_of
 from app.sandbox.gateway.orders import OrderBook
 from app.sandbox.gateway.records import (
-    AVS_RESULTS,
     DEFAULT_CARD,
     MAX_CARDS,
     TEST_CARDS,
@@ -31,13 +30,12 @@ from app.sandbox.gateway.records import (
     Payment,
     Registration,
     SavedCard,
+    avs_result,
 )
 from app.sandbox.pending import Pending, iso_seconds
 
 
 class Payments(OrderBook):
-    # -- payments
-
     def pay(
         self, merchant: Merchant, order: Order, body: dict[str, Any], *, from_checkout: bool
     ) -> Pending[Order]:
@@ -117,7 +115,7 @@ class Payments(OrderBook):
                 "client.state: is required for Account Funding with a card issued in "
                 f"{card.issuer_country}"
             )
-        avs = self._avs(merchant, order, card, body.get("avs") is True)
+        avs = avs_result(merchant, order, card, body.get("avs") is True)
         payment = Payment(card, avs, registration, paid_items)
         if card.outcome == "decline":
             after = order.then(
@@ -321,24 +319,6 @@ class Payments(OrderBook):
             name = "cvv" if cvv is not None else "csc"
             raise Refusal(f"{name}: this card's security code has {wanted} digits")
 
-    @staticmethod
-    def _avs(merchant: Merchant, order: Order, card: Card, custom: bool) -> dict[str, Any] | None:
-        if not (merchant.avs or custom):
-            return None
-        if card.brand not in ("visa", "mastercard", "amex"):
-            return {"code": "NOT_SUPPORTED", "description": "AVS not supported", "raw_code": None}
-        address, zip_code = order.client.get("address"), order.client.get("zip_code")
-        if not address or not zip_code:
-            code = "UNAVAILABLE"
-        elif zip_code == "00000":
-            code = "ADDRESS_MATCH"
-        elif zip_code == "99999":
-            code = "NO_MATCH"
-        else:
-            code = "MATCH"
-        raw, description = AVS_RESULTS[code]
-        return {"code": code, "description": description, "raw_code": raw}
-
     def _approve(self, order: Order, payment: Payment, now: dt.datetime) -> Pending[Order]:
         """The payment goes through: money moves (or the method is verified), the card is
         registered when the order saves it."""
@@ -497,5 +477,5 @@ class Payments(OrderBook):
             saved.outcome,
             saved,
         )
-        avs = self._avs(merchant, order, card, False)
+        avs = avs_result(merchant, order, card, False)
         return self._approve(order, Payment(card, avs, None, order.items), now)

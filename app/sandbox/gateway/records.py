@@ -282,3 +282,22 @@ class GatewayBase:
 
     def now(self) -> dt.datetime:
         return self.scheduler.clock.now()
+
+
+def avs_result(merchant: Merchant, order: Order, card: Card, custom: bool) -> dict[str, Any] | None:
+    """The AVS result of a payment, when the merchant or the request asks for one."""
+    if not (merchant.avs or custom):
+        return None
+    if card.brand not in ("visa", "mastercard", "amex"):
+        return {"code": "NOT_SUPPORTED", "description": "AVS not supported", "raw_code": None}
+    address, zip_code = order.client.get("address"), order.client.get("zip_code")
+    if not address or not zip_code:
+        code = "UNAVAILABLE"
+    elif zip_code == "00000":
+        code = "ADDRESS_MATCH"
+    elif zip_code == "99999":
+        code = "NO_MATCH"
+    else:
+        code = "MATCH"
+    raw, description = AVS_RESULTS[code]
+    return {"code": code, "description": description, "raw_code": raw}

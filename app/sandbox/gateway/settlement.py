@@ -14,8 +14,6 @@ from app.sandbox.pending import Pending, iso_seconds
 
 
 class Settlement(Payments):
-    # -- after the payment
-
     def _refuse_combination(self, order: Order, operation: Item) -> None:
         found = [
             reason
