@@ -74,6 +74,7 @@ def leaky_suite(pytester: pytest.Pytester) -> pytest.RunResult:
     )
 
 
+@pytest.mark.slow
 def test_a_leak_fails_the_test_that_made_it_and_only_that_one(leaky_suite):
     output = leaky_suite.stdout.str()
     leaky_suite.assert_outcomes(passed=6, failed=1, errors=5)

@@ -113,6 +113,7 @@ def test_the_iban_check_refuses_addresses_it_must_not_call():
     assert "Hunter2" not in secret.stderr + secret.stdout
 
 
+@pytest.mark.slow
 def test_a_server_that_answers_one_byte_a_second_cannot_hang_the_command():
     """A real socket that accepts and then trickles its answer: the command gives up at its
     deadline with a clear message."""

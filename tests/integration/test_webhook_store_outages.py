@@ -22,7 +22,8 @@ from tests.conftest import advance, person_body
 from tests.postgres import Postgres
 from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body, eventually
 
-pytestmark = pytest.mark.allow_warning_logs  # the store's absence is logged, as it should be
+# the store's absence is logged, as it should be; a real PostgreSQL stopped and locked: slow
+pytestmark = [pytest.mark.allow_warning_logs, pytest.mark.slow]
 
 
 @pytest.fixture

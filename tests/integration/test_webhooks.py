@@ -303,6 +303,7 @@ def _deliveries(sandbox_url: str, url: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.allow_warning_logs
+@pytest.mark.slow
 def test_retries_on_500_429_408_and_timeouts_with_backoff_then_never_on_404(sandbox_url):
     settings = {"base_seconds": 2, "exponent": 3, "max_attempts": 6, "timeout_seconds": 0.5}
     assert httpx.post(f"{sandbox_url}/_sandbox/webhooks/settings", json=settings).json() == {

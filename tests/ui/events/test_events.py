@@ -128,6 +128,7 @@ def test_connected_to_a_server_the_area_reads_the_profiles_store(
 
 
 @pytest.mark.allow_warning_logs
+@pytest.mark.slow
 def test_the_area_says_the_store_is_away_and_shows_the_events_again_by_itself(
     qloop, window, events_sandbox, postgres_server, postgres_database
 ):

@@ -94,6 +94,7 @@ def test_away_then_back_refuses_each_delivery_asks_once_a_second_and_logs_once_e
     assert not any(r.exc_info for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_sqlite_held_by_another_writer_is_unavailable_within_its_bound(tmp_path):
     path = tmp_path / "events.db"
     store = open_store(path)

@@ -1,0 +1,26 @@
+"""ARCHITECTURE.md stays true: every package of app/ is in its table, and every path it names
+exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+
+
+def test_every_package_of_app_is_in_the_table():
+    packages = sorted(
+        f"app/{path.name}" for path in (ROOT / "app").iterdir() if (path / "__init__.py").exists()
+    )
+    listed = re.findall(r"^\| `(app/[a-z_]+)` \|", TEXT, flags=re.MULTILINE)
+    assert sorted(listed) == packages
+
+
+def test_every_path_it_names_exists():
+    named = set(
+        re.findall(r"`(app/[A-Za-z0-9_/.]+|tests/[A-Za-z0-9_/.]+|resources/[a-z/]+)`", TEXT)
+    )
+    missing = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
+    assert missing == []
