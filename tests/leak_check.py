@@ -68,6 +68,14 @@ def running_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if not isinstance(t, threading._DummyThread)}
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        "leak_thread_join_seconds",
+        "how long a thread a test started may take to end before it counts as left running",
+        default="5",
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     """Keeps each phase's report on the test, for `passed`."""
@@ -101,8 +109,9 @@ def _leaves_nothing_behind(request: pytest.FixtureRequest) -> Iterator[None]:
     gc.collect()
     gc.freeze()
     leaks = []
+    join_seconds = float(request.config.getini("leak_thread_join_seconds"))
     for thread in running_threads() - threads:
-        thread.join(timeout=5)  # a call ending as the test ends is let finish
+        thread.join(timeout=join_seconds)  # a call ending as the test ends is let finish
         if thread.is_alive():
             leaks.append(f"thread {thread.name!r} still running")
     leaks += [f"socket left open: {s}" for s in sorted(open_sockets() - sockets)]

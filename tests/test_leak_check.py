@@ -70,11 +70,19 @@ def leaky_suite(pytester: pytest.Pytester) -> pytest.RunResult:
     for name, value in environment.items():
         pytester._monkeypatch.setenv(name, value)
     return pytester.runpytest_subprocess(
-        "-p", "no:randomly", "-p", "no:cacheprovider", "-W", "error", "--tb=line", "-q"
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "error",
+        "--tb=line",
+        "-q",
+        "-o",
+        "leak_thread_join_seconds=0.2",  # its leaky thread never ends: no need to wait
     )
 
 
-@pytest.mark.slow
 def test_a_leak_fails_the_test_that_made_it_and_only_that_one(leaky_suite):
     output = leaky_suite.stdout.str()
     leaky_suite.assert_outcomes(passed=6, failed=1, errors=5)

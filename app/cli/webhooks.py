@@ -12,7 +12,7 @@ from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.core.text import printable
 from app.webhooks.receiver import serve_forever
 from app.webhooks.signature import UnusableKey, load_public_key
-from app.webhooks.store import EventStore, StoreError, default_store_path, open_store
+from app.webhooks.store import EventStore, default_store_path, open_store
 
 
 def _open_store(db: str | None) -> EventStore:
@@ -34,10 +34,8 @@ def serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
         except (OSError, UnusableKey) as exc:
             print(f"partner-desk webhooks: --public-key {public_key}: {exc}", file=sys.stderr)
             return EXIT_INVALID_INPUT
-    try:
-        store = _open_store(db)
-    except StoreError as exc:
-        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+    store = _open_store(db)
+    if store is None:
         return EXIT_API_FAILURE
     try:
         serve_forever(
@@ -53,10 +51,8 @@ def serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
 
 def list_events(db: str | None, *, as_json: bool) -> int:
 
-    try:
-        store = _open_store(db)
-    except StoreError as exc:
-        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+    store = _open_store(db)
+    if store is None:
         return EXIT_API_FAILURE
     try:
         offset = 0

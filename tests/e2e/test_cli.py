@@ -175,7 +175,9 @@ def serve_once(status: int, body: bytes) -> tuple[str, threading.Thread]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    worker = threading.Thread(target=server.serve_forever, daemon=True)
+    worker = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )  # a short poll: shutdown() waits for the next one
     worker.start()
     worker.server = server  # type: ignore[attr-defined]
     return f"http://127.0.0.1:{server.server_address[1]}", worker

@@ -66,6 +66,19 @@ def _loop_counts_as_running(qloop: qasync.QEventLoop) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _short_pauses(monkeypatch) -> None:
+    """A person's pauses are a test's waste: the pause after typing and the interval of
+    following a transfer are shortened. A test types without running the loop, so each pause
+    still begins after the last key; what waits for it waits for the window to be idle."""
+    from app.ui.common import account_chooser
+    from app.ui.transfers import form
+
+    monkeypatch.setattr(account_chooser, "TYPING_PAUSE_S", 0.05)
+    monkeypatch.setattr(form, "FEE_PAUSE_S", 0.02)
+    monkeypatch.setattr(form, "FOLLOW_MS", 50)
+
+
+@pytest.fixture(autouse=True)
 def _no_task_or_window_left(request, qapp, qloop) -> Iterator[None]:
     """A test leaves no task of the loop running and no window open (its fixtures' clean-up
     included): what it left is named, then stopped and closed, so that the next test starts

@@ -237,15 +237,7 @@ class Payments(OrderBook):
                 raise Refusal(
                     f"card_number: the saved card expired in {saved.exp_month:02d}/{saved.exp_year}"
                 )
-            return Card(
-                saved.brand,
-                saved.last4,
-                saved.exp_month,
-                saved.exp_year,
-                saved.issuer_country,
-                saved.outcome,
-                saved,
-            )
+            return saved.card()
         plain = number.replace(" ", "").replace("-", "")
         if not ascii_digits(plain) or not 13 <= len(plain) <= 19:
             raise Refusal("card_number: must be 13 to 19 digits 0-9 (spaces allowed)")
@@ -468,14 +460,6 @@ class Payments(OrderBook):
         now = self.now()
         if (saved.exp_year, saved.exp_month) < (now.year, now.month):
             raise not_allowed(f"The saved card expired in {saved.exp_month:02d}/{saved.exp_year}")
-        card = Card(
-            saved.brand,
-            saved.last4,
-            saved.exp_month,
-            saved.exp_year,
-            saved.issuer_country,
-            saved.outcome,
-            saved,
-        )
+        card = saved.card()
         avs = avs_result(merchant, order, card, False)
         return self._approve(order, Payment(card, avs, None, order.items), now)

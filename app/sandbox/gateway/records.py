@@ -84,6 +84,18 @@ class SavedCard:
     issuer_country: str
     outcome: str
 
+    def card(self) -> Card:
+        """The card a payment with this saved card is made with."""
+        return Card(
+            self.brand,
+            self.last4,
+            self.exp_month,
+            self.exp_year,
+            self.issuer_country,
+            self.outcome,
+            self,
+        )
+
     def view(self) -> dict[str, Any]:
         return {
             "token": self.token,

@@ -155,15 +155,19 @@ def test_the_confirmation_says_what_goes_out():
     assert text.endswith(f"Transfer ID: {draft.value('id')}")
 
 
+async def draft_of_a_new_account(banking) -> TransferDraft:
+    person = await banking.create_client(
+        m.build(m.ClientCreate, {"client": person_body(external_id=uuid.uuid4().hex[:8])})
+    )
+    account = await banking.create_account(person.id)
+    return TransferDraft(person.id, account.id)
+
+
 def test_the_fee_is_asked_only_for_valid_input_and_an_older_answer_is_dropped(sandbox):
     async def scenario() -> None:
         banking = make_client(sandbox.url)
         try:
-            person = await banking.create_client(
-                m.build(m.ClientCreate, {"client": person_body(external_id=uuid.uuid4().hex[:8])})
-            )
-            account = await banking.create_account(person.id)
-            draft = TransferDraft(person.id, account.id)
+            draft = await draft_of_a_new_account(banking)
             draft.set("amount", "10")
             assert draft.fee_parameters() is None  # no recipient yet
             draft.set("recipient_iban", DE_IBAN)
@@ -198,11 +202,7 @@ def test_one_draft_sends_one_transfer_whatever_the_retries(sandbox, admin):
     async def scenario() -> None:
         banking = make_client(sandbox.url)
         try:
-            person = await banking.create_client(
-                m.build(m.ClientCreate, {"client": person_body(external_id=uuid.uuid4().hex[:8])})
-            )
-            account = await banking.create_account(person.id)
-            draft = TransferDraft(person.id, account.id)
+            draft = await draft_of_a_new_account(banking)
             for key, text in SEPA.items():
                 draft.set(key, text)
             request = draft.request()
@@ -222,7 +222,7 @@ def test_one_draft_sends_one_transfer_whatever_the_retries(sandbox, admin):
             assert draft.action.key == key and draft.created is created
             assert draft.reason() == "This transfer was sent: New transfer starts another"
             assert draft.status_text().startswith(f"Transfer {created.id}: ")
-            listed = await banking.list_sepa(account.id, m.TransferQuery(limit=10))
+            listed = await banking.list_sepa(draft.account_id, m.TransferQuery(limit=10))
             assert [t.id for t in listed] == [created.id]
             draft.start_new()
             assert draft.action.key != key and draft.created is None
