@@ -23,7 +23,7 @@ from app.sandbox.http import SandboxState, encode, json_response, refusal_respon
 log = logging.getLogger("partner_desk.sandbox")
 
 MAX_FAULT_COUNT = 1000
-MAX_PATH_CONTAINS = 200
+MAX_PATH = 200  # path, path_contains, method
 MAX_DELAY_MS = 30_000
 MAX_ADVANCE = dt.timedelta(days=3660)
 LATEST = dt.datetime(2999, 12, 31, tzinfo=dt.UTC)  # the clock goes no further (decided)
@@ -69,33 +69,60 @@ def _controlled(handler: Callable[[Request, Any], Response]) -> Callable[[Reques
 
 
 def set_faults(request: Request, body: Any) -> Response:
-    """{"status": 408|500, "count": N, "mode": "before"|"after"|"delay", "delay_ms": N,
-    "path_contains": text|null}: the next N matching calls answer that status, or (delay)
-    are answered delay_ms late (count 0 clears)."""
+    """{"status": 200..599, "count": N, "mode": "before"|"after"|"delay", "delay_ms": N,
+    "method": "GET"…, "path": glob, "path_contains": text, "body": object|text}: the next N
+    calls whose method and path match answer that status with that body (the service's error
+    body when none is given), delay_ms late; or (delay) are served as usual, delay_ms late.
+    Count 0 clears the fault of that mode, method and path."""
     faults = _state(request).faults
     if request.method == "GET":  # those still to come, with how many calls each has left
-        return json_response(encode({"faults": [vars(f) for f in faults.active]}))
+        return json_response(encode({"faults": [f.view() for f in faults.active]}))
     if request.method == "DELETE":
         faults.active.clear()
         return json_response(encode({"faults": []}))
-    spec = _object(body, {"status", "count", "mode", "path_contains", "delay_ms"})
+    spec = _object(
+        body, {"status", "count", "mode", "path_contains", "path", "method", "body", "delay_ms"}
+    )
     status = spec.get("status", 408)
-    if type(status) is not int or status not in (408, 500):  # 408.0 is no status
-        raise Refusal("status: must be 408 or 500")
+    if type(status) is not int or not 200 <= status <= 599:  # 408.0 is no status
+        raise Refusal("status: must be a whole number from 200 to 599")
     count = _integer(spec, "count", 1, 0, MAX_FAULT_COUNT)
     mode = spec.get("mode", "before")
     if mode not in ("before", "after", "delay"):
         raise Refusal("mode: must be before, after or delay")
     delay_ms = _integer(spec, "delay_ms", 0, 0, MAX_DELAY_MS)
-    if (mode == "delay") != (delay_ms > 0):
-        raise Refusal(f"delay_ms: from 1 to {MAX_DELAY_MS} with mode delay, and only then")
-    path_contains = spec.get("path_contains")
-    if path_contains is not None and (
-        not isinstance(path_contains, str) or not 1 <= len(path_contains) <= MAX_PATH_CONTAINS
-    ):
-        raise Refusal(f"path_contains: must be text of 1 to {MAX_PATH_CONTAINS} characters")
-    faults.set(Fault(408 if status == 408 else 500, count, mode, path_contains, delay_ms))
-    return json_response(encode({"faults": [vars(f) for f in faults.active]}))
+    if mode == "delay" and not delay_ms:
+        raise Refusal(f"delay_ms: from 1 to {MAX_DELAY_MS} with mode delay")
+    path_contains = _text(spec, "path_contains")
+    path = _text(spec, "path")
+    method = _text(spec, "method")
+    if method is not None and not (method.isascii() and method.isalpha()):
+        raise Refusal("method: an HTTP method, such as GET or POST")
+    answer = spec.get("body")
+    if answer is not None and not isinstance(answer, dict | list | str):
+        raise Refusal("body: a JSON object or array (sent as JSON), or text (sent as it is)")
+    sent = answer.encode("utf-8") if isinstance(answer, str) else None
+    if isinstance(answer, dict | list):
+        sent = encode(answer)
+    fault = Fault(
+        status,
+        count,
+        mode,
+        path_contains,
+        delay_ms,
+        method=method.upper() if method else None,
+        path=path,
+        body=sent,
+    )
+    faults.set(fault)
+    return json_response(encode({"faults": [f.view() for f in faults.active]}))
+
+
+def _text(spec: dict[str, Any], name: str) -> str | None:
+    value = spec.get(name)
+    if value is not None and (not isinstance(value, str) or not 1 <= len(value) <= MAX_PATH):
+        raise Refusal(f"{name}: must be text of 1 to {MAX_PATH} characters")
+    return value
 
 
 def journal(request: Request, body: Any) -> Response:

@@ -36,7 +36,7 @@ from app.core.money import is_currency
 from app.sandbox.body import checked_text, read_body
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
-from app.sandbox.faults import Faults
+from app.sandbox.faults import Fault, Faults
 from app.sandbox.idempotency import Idempotency, StoredAnswer
 from app.sandbox.journal import Journal
 
@@ -240,7 +240,8 @@ def endpoint(spec: Operation, handler: Handler) -> Callable[[Request], Awaitable
         # the service's time is the sandbox clock's, moved forward or not: a client judging
         # "the day of payment" reads it here, as from any server
         response.headers["date"] = email.utils.format_datetime(state.clock.now(), usegmt=True)
-        state.journal.record(state.clock.now(), request, response.status_code, started)
+        error = bytes(response.body) if response.status_code >= 400 else None
+        state.journal.record(state.clock.now(), request, response.status_code, started, error)
         return response
 
     return serve
@@ -253,13 +254,13 @@ async def _respond(
     handler: Handler,
     request_id: str | None,
 ) -> Response:
-    path = request.url.path
-    slow = state.faults.take(path, "delay")
+    path, method = request.url.path, request.method
+    slow = state.faults.take(method, path, "delay")
     if slow is not None:
         await asyncio.sleep(slow.delay_ms / 1000)
-    fault = state.faults.take(path, "before")
+    fault = state.faults.take(method, path, "before")
     if fault is not None:
-        return json_response(status_body(fault.status), fault.status)
+        return await _faulted(fault)
     try:
         _check_query(request)
         user = _check_headers(request, spec, request_id)
@@ -301,10 +302,10 @@ async def _respond(
     except Exception:
         log.exception("sandbox handler failed")
         return json_response(status_body(500), 500)
-    fault = state.faults.take(path, "after")
+    fault = state.faults.take(method, path, "after")
     if fault is not None:
         # the action happened; a retry with the same x-request-id replays its answer
-        return json_response(status_body(fault.status), fault.status)
+        return await _faulted(fault)
     if streamed is not None:
         if request.method == "HEAD":  # the headers alone: nothing is made to be thrown away
             head = Response(media_type="application/json")
@@ -312,6 +313,13 @@ async def _respond(
             return head
         return StreamingResponse(_paced(streamed.chunks), media_type="application/json")
     return json_response(encoded)
+
+
+async def _faulted(fault: Fault) -> Response:
+    """A fault's answer, as late as it asks."""
+    if fault.delay_ms:
+        await asyncio.sleep(fault.delay_ms / 1000)
+    return json_response(fault.answer(), fault.status)
 
 
 _ONCE = ("authorization", "x-partner-code", "x-request-id")

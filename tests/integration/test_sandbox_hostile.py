@@ -189,7 +189,11 @@ def test_bodies_are_bounded_in_depth_size_and_kind(admin, bank):
         (b'{"count": 1e999}', "count: must be a whole number from 0 to 1000"),
         (b'{"count": 2.0}', "count: must be a whole number"),
         (b'{"path_contains": 5}', "path_contains: must be text"),
-        (b'{"status": 404}', "status: must be 408 or 500"),
+        (b'{"status": 199}', "status: must be a whole number from 200 to 599"),
+        (b'{"status": 600}', "status: must be a whole number from 200 to 599"),
+        (b'{"method": "G E T"}', "method: an HTTP method, such as GET or POST"),
+        (b'{"path": ""}', "path: must be text of 1 to 200 characters"),
+        (b'{"body": 5}', "body: a JSON object or array (sent as JSON), or text"),
         (b'{"mode": "sometimes"}', "mode: must be before, after or delay"),
         (b'{"mode": "delay"}', "delay_ms: from 1 to 30000 with mode delay"),
         (b'{"nonsense": 1}', "nonsense: is not a known property"),
@@ -261,8 +265,8 @@ def test_a_body_of_many_values_is_refused_at_once_without_stalling(admin, sandbo
 @pytest.mark.parametrize(
     ("control", "message"),
     [
-        (b'{"status": 408.0}', "status: must be 408 or 500"),
-        (b'{"status": 4.08e2}', "status: must be 408 or 500"),
+        (b'{"status": 408.0}', "status: must be a whole number from 200 to 599"),
+        (b'{"status": 4.08e2}', "status: must be a whole number from 200 to 599"),
         (b"null", "must be a JSON object"),
         (b'{"count": true}', "count: must be a whole number"),
     ],
@@ -450,3 +454,32 @@ def test_a_json_body_in_another_charset_is_refused(admin, bank, charset):
         **{"content-type": "application/json; charset=UTF-8"},
     )
     assert fine.status_code == 200
+
+
+def test_any_fault_on_demand_by_method_and_path_glob_with_a_body_and_a_count(admin):
+    """Any status, any body (JSON or text as it is), a delay, a count, by method and glob; the
+    journal keeps each error answer's body."""
+    body = {"failure_message": "Name is not allowed", "detail": {"error_id": "E-1", "title": "T"}}
+    admin.post(
+        "/_sandbox/faults",
+        json={"status": 400, "method": "post", "path": "/v*/clients", "body": body, "count": 2},
+    )
+    listed = admin.get("/v2/clients", auth=("demo", "demo"), headers={"x-partner-code": "p"})
+    assert listed.status_code == 200  # a GET: another method
+    for _ in range(2):
+        answer = post_raw(admin, "/v1/clients", b"{}", unique())
+        assert answer.status_code == 400 and answer.json() == body
+    assert admin.get("/_sandbox/faults").json() == {"faults": []}  # both taken
+    journal = admin.get("/_sandbox/requests").json()
+    refused = [line for line in journal if line["status"] == 400]
+    assert [line["body"] for line in refused[-2:]] == [body, body]
+    assert "body" not in next(line for line in journal if line["method"] == "GET")
+
+    admin.post("/_sandbox/faults", json={"status": 503, "path": "/v1/healthcheck", "body": "{oops"})
+    answer = admin.get("/v1/healthcheck")
+    assert answer.status_code == 503 and answer.content == b"{oops"  # text as it is
+    assert admin.get("/_sandbox/requests").json()[-1]["body"] == "{oops"
+    admin.post("/_sandbox/faults", json={"status": 418, "path": "/v1/healthcheck"})
+    teapot = admin.get("/v1/healthcheck")
+    assert teapot.status_code == 418
+    assert teapot.json()["detail"]["title"] == "I'm a Teapot"  # the service's error body
