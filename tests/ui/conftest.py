@@ -5,17 +5,16 @@ running and no window open."""
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
 import qasync
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app.ui.common.slice_budget import SliceBudget, use_budget
-from app.ui.shell.event_loop import new_event_loop
+from app.ui.shell.harness import DeskLoop, delete_closed_windows, run_on, stop_tasks
 from app.ui.shell.main_window import Backend, MainWindow
 from tests.leak_check import passed
 
@@ -28,41 +27,15 @@ T = TypeVar("T")
 
 
 @pytest.fixture(scope="session")
-def qloop(qapp) -> Iterator[qasync.QEventLoop]:
-    # one loop for the session, as in the app: creating and closing a qasync loop per test
-    # leaves Qt objects behind that crash a later test
-    loop = new_event_loop(qapp)
-    asyncio.set_event_loop(loop)
-    hooks = sys.get_asyncgen_hooks()
-    yield loop
-    loop.run_until_complete(asyncio.sleep(0.05))
-    loop.close()
-    sys.set_asyncgen_hooks(*hooks)
-    asyncio.set_event_loop(None)
-
-
-def run_on(loop: qasync.QEventLoop, coroutine: Coroutine[Any, Any, T], timeout: float = 20) -> T:
-    """Run the loop until the coroutine is done. Not run_until_complete(): after stopping,
-    qasync processes pending Qt events once more with no running loop."""
-    task = asyncio.ensure_future(asyncio.wait_for(coroutine, timeout), loop=loop)
-    task.add_done_callback(lambda _done: loop.stop())
-    asyncio.events._set_running_loop(None)
-    try:
-        loop.run_forever()
-    finally:
-        asyncio.events._set_running_loop(loop)
-    return task.result()
+def qloop(desk_loop: DeskLoop) -> qasync.QEventLoop:
+    """The desk's loop of the session, as the tester's kit makes it (app.ui.shell.harness)."""
+    return desk_loop.loop
 
 
 @pytest.fixture(autouse=True)
-def _loop_counts_as_running(qloop: qasync.QEventLoop) -> Iterator[None]:
-    """In the app the qasync loop runs for the whole session; in a test it runs only inside
-    run_on(). Between two run_on() calls Qt still processes events (a click, a dialog shown)
-    and may step a task whose request is in flight: that task must see its loop as running,
-    as it always does in the app, or httpx finds no event loop."""
-    asyncio.events._set_running_loop(qloop)
-    yield
-    asyncio.events._set_running_loop(None)
+def _loop_counts_as_running(desk_loop: DeskLoop) -> Iterator[None]:
+    with desk_loop.counted_as_running():
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -86,19 +59,12 @@ def _no_task_or_window_left(request, qapp, qloop) -> Iterator[None]:
     tasks = set(asyncio.all_tasks(qloop))
     windows = {id(w) for w in QApplication.topLevelWidgets() if w.isVisible()}
     yield
-    leaks = []
-    running = [task for task in asyncio.all_tasks(qloop) - tasks if not task.done()]
-    if running:
-        leaks += [f"task still running: {task.get_coro()!r}" for task in running]
-        for task in running:
-            task.cancel()
-        run_on(qloop, asyncio.wait(running))
+    leaks = [f"task still running: {coroutine}" for coroutine in stop_tasks(qloop, tasks)]
     for widget in QApplication.topLevelWidgets():
         if widget.isVisible() and id(widget) not in windows:
             leaks.append(f"window still open: {type(widget).__name__} {widget.windowTitle()!r}")
             widget.close()
-    # windows closed during the test are deleted now, not in a later test
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    delete_closed_windows()
     if leaks and passed(request.node):
         pytest.fail("the test left behind:\n" + "\n".join(leaks), pytrace=False)
 

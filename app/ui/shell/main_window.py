@@ -272,6 +272,10 @@ class MainWindow(QMainWindow):
         item = self.navigation.currentItem()
         return item.text() if item is not None else ""
 
+    def area_names(self) -> list[str]:
+        """The areas' names, in the navigation's order."""
+        return list(self._specs)
+
     def show_area(self, name: str) -> None:
         from PySide6.QtCore import Qt
 

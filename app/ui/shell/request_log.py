@@ -55,6 +55,10 @@ class RequestLogModel(ReadOnlyTableModel):
     def row_count(self) -> int:
         return len(self._rows)
 
+    def lines(self) -> list[str]:
+        """Every row as a line of text, the columns apart by tabs (a failed test's record)."""
+        return ["\t".join(cells) for _exchange, cells in self._rows]
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
