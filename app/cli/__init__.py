@@ -23,7 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         from app.cli.gui import run
 
-        return run()  # it installs the redaction once its window shows (a faster start)
+        # it installs the redaction once its window shows (a faster start)
+        return run(args.base_url, args.gateway_url, args.profile)
     from app.cli.common import terminal_safe_output
     from app.core import redaction
 

@@ -7,8 +7,11 @@ from collections.abc import Callable
 from app.cli import own_command
 
 
-def run() -> int:
-    """The window, against the embedded sandbox in a child process of its own."""
+def run(
+    base_url: str | None = None, gateway_url: str | None = None, profile: str | None = None
+) -> int:
+    """The window, on the embedded sandbox in a child process of its own, or on the server
+    that ``--base-url``/``--profile`` name (its sign-in asked for)."""
     from app.ui.shell.app import run_gui
 
     stops: list[Callable[[], None]] = []
@@ -22,7 +25,7 @@ def run() -> int:
         return sandbox.start()
 
     try:
-        return run_gui(start_sandbox)
+        return run_gui(start_sandbox, server=(base_url, gateway_url, profile))
     finally:
         for stop in stops:
             stop()

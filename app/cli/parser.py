@@ -27,6 +27,15 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action=PrintVersion, nargs=0, help="print the version and exit"
     )
+    parser.add_argument(
+        "--base-url",
+        help="open the window on this server (the API's root, with or without /v1); its "
+        "profile is saved, named after its host or --profile",
+    )
+    parser.add_argument(
+        "--gateway-url", help="the card gateway's address, with --base-url or --profile"
+    )
+    parser.add_argument("--profile", help="open the window with this saved profile")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
         "selftest",

@@ -4,6 +4,7 @@ Passwords never are: they live in the OS keyring (app.api.credentials)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +66,46 @@ class ServerProfile:
 
 
 SANDBOX_PROFILE = ServerProfile(SANDBOX, "", SANDBOX_PARTNER_CODE, SANDBOX_USER)
+
+
+def chosen_on_the_command_line(
+    store: ProfileStore, base_url: str | None, gateway_url: str | None, name: str | None
+) -> ServerProfile:
+    """The profile ``partner-desk --base-url URL [--gateway-url URL] [--profile NAME]`` asks
+    for: a saved profile by its name; with a base URL, that profile (new, or the saved one
+    with the new addresses; named after the server's host when no name is given), checked
+    and saved. InvalidInput names what is wrong."""
+    from urllib.parse import urlsplit
+
+    saved = store.get(name) if name else None
+    if base_url is None:
+        if name is None:
+            raise InvalidInput("--gateway-url", "goes with --base-url")
+        if saved is None:
+            known = ", ".join(store.names())
+            raise InvalidInput("--profile", f"no profile is named {name!r} (saved: {known})")
+        if gateway_url is None:
+            return saved
+        base_url = saved.base_url
+    if name is None:
+        name = urlsplit(base_url).hostname or base_url
+    if name == SANDBOX:
+        raise InvalidInput("--profile", f"{SANDBOX!r} has no base URL of its own")
+    kept = saved or ServerProfile(name, base_url, SANDBOX_PARTNER_CODE, "")
+    profile = dataclasses.replace(
+        kept,
+        name=name,
+        base_url=base_url,
+        gateway_url=kept.gateway_url if gateway_url is None else gateway_url,
+    )
+    try:
+        profile.check()
+    except InvalidInput as exc:
+        if exc.field != "User":  # the sign-in dialog asks for the user
+            option = {"Base URL": "--base-url", "Gateway URL": "--gateway-url"}
+            raise InvalidInput(option.get(exc.field, exc.field), exc.problem) from None
+    store.save(profile)
+    return profile
 
 
 class ProfileStore:

@@ -65,7 +65,13 @@ class FirstPaintReporter(QObject):
         return False
 
 
-def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") -> int:
+def run_gui(
+    start_backend: Callable[[], str],
+    name: str = "Embedded sandbox",
+    server: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> int:
+    """The window; ``server`` (base URL, gateway URL, profile name) chooses another server
+    than the embedded sandbox, as the command line asked (exit 2 when it cannot be used)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # our transport logs each exchange once, with its x-request-id; httpx would repeat it
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -80,6 +86,18 @@ def run_gui(start_backend: Callable[[], str], name: str = "Embedded sandbox") ->
 
     app.setWindowIcon(QIcon(str(ICONS / "partner-desk-256.png")))
     app.setOrganizationName("PartnerDesk")
+    if any(part is not None for part in server):
+        from PySide6.QtCore import QSettings
+
+        from app.api.errors import InvalidInput
+        from app.ui.connection.profiles import ProfileStore, chosen_on_the_command_line
+
+        store = ProfileStore(QSettings("PartnerDesk", "PartnerDesk"))
+        try:
+            store.last = chosen_on_the_command_line(store, *server).name
+        except InvalidInput as exc:
+            print(f"partner-desk: {exc.field}: {exc.problem}", file=sys.stderr)
+            return 2
     window = MainWindow(Backend(name, start_backend))
     install_excepthook(app, window.presenter)
     if os.environ.get(SHOWN_ENV):

@@ -340,7 +340,9 @@ class MainWindow(QMainWindow):
         previous, self.context.session = self.context.session, session
         if previous is not None:
             await previous.aclose()
-        self.connection_label.setText(f"{session.profile.name} ({session.base_url})")
+        # the sandbox is named as its backend is (the status bar says which one is in use)
+        name = self.backend.name if session.profile.is_sandbox else session.profile.name
+        self.connection_label.setText(f"{name} ({session.base_url})")
         self.signed_in_label.setText(f"Signed in as {session.profile.user}")
         loads = []
         for area in self._areas.values():

@@ -48,7 +48,7 @@ def test_sign_in_to_a_named_server_and_remember_it(
     describe(dialog, sandbox.url, "wrong")
     submit(qloop, window, dialog, "Sign-in refused: check the user and the password.")
     assert memory_keyring.passwords == {}
-    assert window.connection_label.text().startswith("Embedded sandbox")  # unchanged
+    assert window.connection_label.text().startswith("Test sandbox")  # unchanged
 
     describe(dialog, sandbox.url, "demo")
     admin.delete("/_sandbox/requests")

@@ -13,7 +13,7 @@ from tests.ui.conftest import settle
 def test_signs_in_and_shows_health(qloop, sandbox, open_window):
     window = open_window(sandbox.url)
     settle(qloop, window)  # the first area's list, asked for once the window painted
-    assert window.connection_label.text() == f"Embedded sandbox ({sandbox.url})"
+    assert window.connection_label.text() == f"Test sandbox ({sandbox.url})"  # its name
     assert window.signed_in_label.text() == "Signed in as demo"
     assert window.health_label.text() == "Health: ok"
     assert re.fullmatch(r"x-request-id: [0-9a-f]{32}", window.request_id_label.text())
