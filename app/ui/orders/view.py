@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 def _value() -> QLabel:
     label = QLabel("")
     label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setTextInteractionFlags(
+        Qt.TextInteractionFlag.TextSelectableByMouse
+        | Qt.TextInteractionFlag.TextSelectableByKeyboard
+    )
     return label
 
 
@@ -51,6 +54,7 @@ class OrderDetail(QWidget):
         self.fields: dict[str, QLabel] = {}
         form = QFormLayout()
         for key, label in (
+            ("id", "Order ID"),
             ("status", "Status"),
             ("scenario", "Scenario"),
             ("amount", "Amount"),
@@ -119,6 +123,7 @@ class OrderDetail(QWidget):
             return
         currency = order.currency
         self.heading.setText(f"<b>Order {order.id}</b>")
+        self.fields["id"].setText(order.id)  # selectable, to copy or compare
         status_label = self.fields["status"]
         shown = status(order.status)
         status_label.setText(shown.title)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -158,6 +159,12 @@ class TransferDialog(QDialog):
         self._follow_timer.setInterval(FOLLOW_MS)
         self._follow_timer.timeout.connect(self._follow)
         self.form.edited.connect(self._edited)
+        # typing into a value the form filled in (a country from the IBAN) replaces it
+        self._replacing = _ReplaceFilled(self)
+        for key, widget in self.inputs.items():
+            if isinstance(widget, QLineEdit):
+                widget.setProperty("inputKey", key)
+                widget.installEventFilter(self._replacing)
         self.kinds.currentChanged.connect(lambda _index: self._kind_changed())
         self.kinds.setCurrentIndex(KINDS.index(kind))
         self.start_new()
@@ -422,6 +429,31 @@ class TransferDialog(QDialog):
         if self._fee_task is not None:
             self._fee_task.cancel()
         super().done(result)
+
+
+class _ReplaceFilled(QObject):
+    """The first key typed into a value the form filled in itself replaces that value
+    instead of adding to it ("DE" typed after "DE" was filled from the IBAN is "DE", not
+    "DEDE")."""
+
+    def __init__(self, dialog: TransferDialog) -> None:
+        super().__init__(dialog)
+        self._dialog = dialog
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
+        if (
+            isinstance(watched, QLineEdit)
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.text().isprintable()
+            and event.text()
+        ):
+            key = str(watched.property("inputKey"))
+            filled = self._dialog.draft.auto.get(key)
+            if filled is not None and watched.text().strip() == filled:
+                del self._dialog.draft.auto[key]  # the user's value from now on
+                watched.clear()
+        return False
 
 
 def _input(field: Field) -> QLineEdit | QComboBox:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.gateway.matrix import Item, conflicts
@@ -230,6 +231,9 @@ def test_a_phone_order_end_to_end_and_the_card_leaves_no_trace(
     assert order.capabilities == ["moto"] and order.amount == Decimal("51.00")
     detail = area.view.detail
     assert detail.fields["status"].text() == "New"
+    order_id = detail.fields["id"]
+    assert order_id.text() == order.id and order_id.objectName() == "detail:id"
+    assert order_id.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
     number, cvv, status = pay_with_card(qloop, window, area, "4111 1111 1111 1111", cvv="")
     assert number == "" and cvv == ""
     assert status.endswith(": Charged, card •••• 1111.")

@@ -448,3 +448,19 @@ def test_new_transfer_from_an_account_has_its_source_filled(
     assert (area.chooser.client_id(), area.chooser.account_id()) == (client_id, account_id)
     assert len(dialog.value("id")) == 36  # a UUIDv7, which the user may overwrite
     dialog.done(0)
+
+
+def test_typing_into_a_country_filled_from_the_iban_replaces_it(qtbot, qloop, sandbox, open_window):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    _window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
+    fill(dialog, {"recipient_iban": DE_IBAN})
+    country = dialog.inputs["recipient_country"]
+    assert country.text() == "DE"  # filled from the IBAN
+    qtbot.keyClicks(country, "AT")
+    assert country.text() == "AT"  # replaced, not "DEAT"
+    qtbot.keyClicks(country, "X")
+    assert country.text() == "ATX"  # the user's own value now: typing adds to it
+    fill(dialog, {"recipient_iban": "FR14 2004 1010 0505 0001 3M02 606"})
+    assert country.text() == "ATX"  # and the next IBAN leaves it alone
+    dialog.done(0)
