@@ -84,28 +84,22 @@ def run(tester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 @pytest.mark.slow
-def test_the_readme_example_passes_against_the_sandbox_and_the_process_ends_cleanly(tester):
-    tester.makepyfile(test_readme=readme_example())
+def test_the_readme_example_and_a_suite_of_every_fixture_against_the_sandbox(tester):
+    """One process, as a tester's run: the README's example as written passes, every fixture
+    works, a failure leaves its record, and the process ends cleanly."""
+    tester.makepyfile(test_readme=readme_example(), test_suite=SUITE)
     result = run(tester, "-W", "error")
-    result.assert_outcomes(passed=1)
-    assert result.ret == 0
-    output = result.stdout.str() + result.stderr.str()
-    assert "QThread" not in output and "Traceback" not in output
-
-
-@pytest.mark.slow
-def test_a_suite_uses_every_fixture_and_a_failure_leaves_its_record(tester):
-    tester.makepyfile(test_suite=SUITE)
-    result = run(tester, "-W", "error")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
     output = result.stdout.str()
+    assert "test_readme.py ." in output  # the README's example passed
     picture = re.search(r"the window: (\S+\.png)", output)
     log = re.search(r"the request log: (\S+\.txt)", output)
     assert picture and log, output
     assert Path(picture.group(1)).read_bytes().startswith(b"\x89PNG")
     lines = Path(log.group(1)).read_text(encoding="utf-8").splitlines()
     assert any("\tGET\t/v2/clients\t200\t" in line for line in lines)
-    assert "QThread" not in output + result.stderr.str()
+    everything = output + result.stderr.str()
+    assert "QThread" not in everything and "Traceback" not in everything
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.ui.accounts.view import AccountsView
 from app.ui.common.formatting import chosen_currency, money_text
+from app.ui.common.names import name_box
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
 
@@ -151,6 +152,7 @@ class AccountsArea:
             self.view,
         )
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        name_box(box, "confirmation")
         self.confirmation = box
         try:
             confirmed = await opened(box) == QMessageBox.StandardButton.Yes
@@ -196,6 +198,7 @@ class AccountsArea:
             self.view,
         )
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        name_box(box, "confirmation")
         self.confirmation = box
         try:
             confirmed = await opened(box) == QMessageBox.StandardButton.Yes

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.ui.accounts.model import RowsModel
 from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, show_rows
 
@@ -47,34 +48,36 @@ class AccountsView(QWidget):
         self.client_id.setObjectName("accountsClientId")
         self.client_id.setPlaceholderText("Client ID, e.g. C0000001")
         fit_placeholder(self.client_id)
-        self.show_button = QPushButton("Show accounts")
+        self.show_button = named(QPushButton("Show accounts"), "showAccounts")
         self.open_button = QPushButton("Open account")
         self.open_button.setObjectName("openAccount")
-        self.enable_button = QPushButton("Enable")
-        self.disable_button = QPushButton("Disable")
-        self.close_button = QPushButton("Close account…")
-        self.copy_button = QPushButton("Copy IBAN")
-        self.statement_button = QPushButton("Statement…")
+        self.enable_button = named(QPushButton("Enable"), "enableAccount", "Enable the account")
+        self.disable_button = named(QPushButton("Disable"), "disableAccount", "Disable the account")
+        self.close_button = named(QPushButton("Close account…"), "closeAccount")
+        self.copy_button = named(QPushButton("Copy IBAN"), "copyAccountIban")
+        self.statement_button = named(
+            QPushButton("Statement…"), "accountStatement", "Statement of the account"
+        )
         self.transfer_button = QPushButton("New transfer…")
         self.transfer_button.setObjectName("accountNewTransfer")
         self.status = NoticeLabel("")
         self.status.setObjectName("accountsStatus")
         self.model = RowsModel(("IBAN", "BIC", "Type", "Status", "Opened"), self)
         self.table = _table(self.model)
-        self.table.setObjectName("accountsTable")
+        named(self.table, "accountsTable", "Accounts")
 
-        self.balance_date = DateField(dt.date.today())
-        self.at_date = QCheckBox("At date")
+        self.balance_date = DateField("balanceDate", "Balance at date", dt.date.today())
+        self.at_date = named(QCheckBox("At date"), "balanceAtDate", "Balance at a date")
         # typing or picking a date asks for the balance at that date
         self.balance_date.date_changed.connect(lambda _day: self.at_date.setChecked(True))
-        self.balance_currency = QComboBox()
+        self.balance_currency = named(QComboBox(), "balanceCurrency", "Balance currency")
         self.balance_currency.setEditable(True)
         self.balance_currency.addItems(CURRENCY_CHOICES)
-        self.balance_button = QPushButton("Show balance")
+        self.balance_button = named(QPushButton("Show balance"), "showBalance")
         self.balances = RowsModel(("Currency", "Balance", "Available", "Date"), self)
         self.balances.right_aligned = {1, 2}
         self.balance_table = _table(self.balances)
-        self.balance_table.setObjectName("balanceTable")
+        named(self.balance_table, "balanceTable", "Balances")
         show_rows(self.balance_table, len(STARTING_CURRENCIES))
 
         who = QHBoxLayout()

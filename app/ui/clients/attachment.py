@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFileDialog,
     QGridLayout,
@@ -29,6 +28,7 @@ from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
 from app.core import checks, limits
 from app.ui.common.form import FormRows, ReasonLabel
+from app.ui.common.names import NamedDialog, named
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ COMPANY_DOCUMENTS = ("license", "share_register", "director_register", "trade_re
 MiB = 1024 * 1024
 
 
-class AttachmentDialog(QDialog):
+class AttachmentDialog(NamedDialog):
     def __init__(
         self, context: AreaContext, client: ClientV2, parent: QWidget | None = None
     ) -> None:
@@ -64,7 +64,7 @@ class AttachmentDialog(QDialog):
         self.form = FormRows(grid)
         self.file = QLineEdit()
         self.file.setPlaceholderText("the file to upload")
-        browse = QPushButton("Choose…")
+        browse = named(QPushButton("Choose…"), "attachment.choose", "Choose the file")
         browse.clicked.connect(self.choose_file)
         file_row = QWidget()
         file_layout = QHBoxLayout(file_row)
@@ -75,7 +75,8 @@ class AttachmentDialog(QDialog):
         for kind in COMPANY_DOCUMENTS if self.company else PERSON_DOCUMENTS:
             self.document_type.addItem(kind.replace("_", " "), kind)
         self.inputs: dict[str, QLineEdit] = {}
-        self.form.add("file", "File", file_row, name="attachment.file")
+        self.form.add("file", "File", file_row, name="attachment.fileRow")
+        named(self.file, "attachment.file", "File")
         self.form.add("document_type", "Document type", self.document_type)
         for key, label, placeholder in (
             ("document_number", "Document number (optional)", ""),
@@ -89,7 +90,11 @@ class AttachmentDialog(QDialog):
             self.inputs[key] = edit
             self.form.add(key, label, edit, name=f"attachment.{key}")
         self.file.textChanged.connect(lambda _text: self.form.mark_edited("file"))
-        self.add_to_documents = QCheckBox(f"Add it to the documents of {_name(client)}")
+        self.add_to_documents = named(
+            QCheckBox(f"Add it to the documents of {_name(client)}"),
+            "attachment.addToDocuments",
+            "Add it to the client's documents",
+        )
         self.add_to_documents.setChecked(True)
         self.add_to_documents.setVisible(self.company)
         self.outcome = QLabel("")

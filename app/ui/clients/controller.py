@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.api.errors import ApiError
 from app.ui.clients.model import CLIENT_WIDTHS, ClientRole, ClientsModel
 from app.ui.clients.view import ClientsView
+from app.ui.common.names import name_box
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -202,4 +203,5 @@ class ClientsArea:
             )
             box.setTextFormat(Qt.TextFormat.PlainText)
             self.notice = box
+            name_box(box, "noticeBox")
             box.open()

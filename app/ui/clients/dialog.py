@@ -43,6 +43,7 @@ from app.ui.common.form import (
     ReasonLabel,
     ask_before_discarding,
 )
+from app.ui.common.names import NamedDialog
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def _get(data: dict[str, Any], path: tuple[str, ...]) -> Any:
     return value
 
 
-class ClientDialog(QDialog):
+class ClientDialog(NamedDialog):
     """``kind`` is "person" or "company"; ``client_id`` and ``original`` (the object as the
     service has it) make it an edit dialog."""
 

@@ -19,7 +19,7 @@ from app.ui.common.widgets import row_table
 class ClientsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.filter = FilterBuilder(CLIENT_FILTER_FIELDS)
+        self.filter = FilterBuilder(CLIENT_FILTER_FIELDS, "clientsFilter")
         self.new_person = QPushButton("New person…")
         self.new_person.setObjectName("newPerson")
         self.new_person.setToolTip("Ctrl+N")
@@ -36,7 +36,7 @@ class ClientsView(QWidget):
         self.upload.setEnabled(False)
         self.status = NoticeLabel("")
         self.status.setObjectName("clientsStatus")
-        self.table = row_table("clientsTable")
+        self.table = row_table("clientsTable", "Clients")
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.new_person)

@@ -16,6 +16,8 @@ from PySide6.QtCore import Qt, QtMsgType, QUrl, qInstallMessageHandler
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from app.ui.common.names import name_box
+
 log = logging.getLogger("partner_desk.ui")
 
 
@@ -58,5 +60,6 @@ def open_secret_address(url: str, what: str, parent: QWidget) -> QMessageBox | N
     copy.setObjectName("copyAddress")
     copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(url))
     box.finished.connect(box.deleteLater)
+    name_box(box, "noBrowserBox")
     box.open()
     return box

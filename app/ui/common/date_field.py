@@ -18,12 +18,17 @@ from PySide6.QtWidgets import (
 
 from app.core import checks
 from app.ui.common.form import INVALID_STYLE
+from app.ui.common.names import named
 
 
 class DateField(QWidget):
     date_changed = Signal(object)  # the new date (dt.date), typed whole or picked
 
-    def __init__(self, day: dt.date | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, name: str, caption: str, day: dt.date | None = None, parent: QWidget | None = None
+    ) -> None:
+        """``name``: its object name (its calendar button's is ``name.pick``); ``caption``:
+        what it is, as a screen reader says it ("Statement from")."""
         super().__init__(parent)
         self.line = QLineEdit()
         self.line.setPlaceholderText("yyyy-mm-dd")
@@ -39,6 +44,8 @@ class DateField(QWidget):
         picker.setDefaultWidget(self.calendar)
         menu.addAction(picker)
         self.button.setMenu(menu)
+        named(self.line, name, caption, "A date as yyyy-mm-dd")
+        named(self.button, f"{name}.pick", f"{caption}: pick from a calendar")
         self.calendar.clicked.connect(self._picked)
         self.calendar.activated.connect(self._picked)
         self.line.textChanged.connect(self._typed)

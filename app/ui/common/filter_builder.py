@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import filter as flt
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 
 OPERATORS = {
@@ -103,7 +104,10 @@ class FilterBuilder(QWidget):
 
     applied = Signal(object)
 
-    def __init__(self, fields: Mapping[str, flt.FieldType], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, fields: Mapping[str, flt.FieldType], prefix: str, parent: QWidget | None = None
+    ) -> None:
+        """``prefix``: of its controls' object names (``clientsFilter.text``…)."""
         super().__init__(parent)
         self._fields = dict(fields)
         self._applied: str | None = None
@@ -118,12 +122,22 @@ class FilterBuilder(QWidget):
         self.join.addItems(["and", "or"])
         self.add_button = QPushButton("Add condition")
         self.text = QLineEdit()
-        self.text.setObjectName("filterText")
         self.text.setPlaceholderText("filter, e.g. " + example(self._fields))
         self.apply_button = QPushButton("Apply")
         self.clear_button = QPushButton("Clear")
+        for part, widget, spoken in (
+            ("field", self.field, "Filter: field"),
+            ("operator", self.operator, "Filter: operator"),
+            ("value", self.value, "Filter: value"),
+            ("join", self.join, "Filter: and or or"),
+            ("add", self.add_button, "Add condition"),
+            ("text", self.text, "Filter"),
+            ("apply", self.apply_button, "Apply the filter"),
+            ("clear", self.clear_button, "Clear the filter"),
+        ):
+            named(widget, f"{prefix}.{part}", spoken)
         self.problem = NoticeLabel("")
-        self.problem.setObjectName("filterProblem")
+        self.problem.setObjectName(f"{prefix}.problem")
         self.problem.setStyleSheet("color: #b3261e;")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.common.names import name_box
 from app.ui.common.notice import NoticeLabel
 
 PROBLEM_STYLE = "color: #b3261e;"
@@ -64,6 +65,7 @@ class FormRows(QObject):
     def add(self, key: Hashable, label: str, widget: QWidget, *, name: str = "") -> Row:
         row_number = self.grid.rowCount()
         caption = QLabel(f"{label}:")
+        caption.setBuddy(widget)  # its accessible name, and the focus a click on it gives
         caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         problem = NoticeLabel("")
         object_name = name or str(key)
@@ -134,5 +136,6 @@ def ask_before_discarding(dialog: QDialog, close: Callable[[], None]) -> QMessag
     box.finished.connect(
         lambda result: close() if result == QMessageBox.StandardButton.Discard else None
     )
+    name_box(box, "discard")
     box.open()  # never exec(): the loop keeps running
     return box

@@ -20,13 +20,14 @@ def show_rows(table: QTableView, rows: int) -> None:
     table.setMinimumHeight(height + 2)
 
 
-def row_table(name: str) -> QTableView:
+def row_table(name: str, spoken: str) -> QTableView:
     """A read-only table of rows as every list of the desk shows them: one row chosen at a
     time, alternating colours, no row numbers, fixed row heights (fast with many rows)."""
     from PySide6.QtWidgets import QAbstractItemView, QHeaderView
 
     table = QTableView()
     table.setObjectName(name)
+    table.setAccessibleName(spoken)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

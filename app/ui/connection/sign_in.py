@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.api.credentials import Credentials
 from app.api.errors import ApiConnectionError, ApiError, InvalidInput, Unauthorized
+from app.ui.common.names import NamedDialog, name_box, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.connection.profiles import (
     NEW_SERVER,
@@ -41,7 +41,7 @@ from app.ui.shell.tasks import TaskGroup
 SignIn = Callable[[ServerProfile, str], Awaitable[None]]
 
 
-class SignInDialog(QDialog):
+class SignInDialog(NamedDialog):
     """Choose or describe a server and sign in; ``sign_in`` connects and checks the
     credentials, raising ApiError when that fails."""
 
@@ -117,6 +117,18 @@ class SignInDialog(QDialog):
         form.addRow("User:", self.user)
         form.addRow("Password:", self.password)
         form.addRow("CA bundle:", ca_row)
+        for name, widget, spoken in (
+            ("profileName", self.name, "Name"),
+            ("baseUrl", self.base_url, "Base URL"),
+            ("gatewayUrl", self.gateway_url, "Gateway URL"),
+            ("eventsStore", self.events_store, "Events store"),
+            ("partnerCode", self.partner_code, "Partner code"),
+            ("user", self.user, "User"),
+            ("password", self.password, "Password"),
+            ("caBundle", self.ca_bundle, "CA bundle"),
+            ("caBundleBrowse", browse, "Browse for the CA bundle"),
+        ):
+            named(widget, f"signIn.{name}", spoken)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.sign_in_button = self.buttons.addButton(
             "Sign in", QDialogButtonBox.ButtonRole.AcceptRole
@@ -124,6 +136,11 @@ class SignInDialog(QDialog):
         self.delete_button = self.buttons.addButton(
             "Delete profile", QDialogButtonBox.ButtonRole.DestructiveRole
         )
+        named(self.sign_in_button, "signIn.submit", "Sign in")
+        named(self.delete_button, "signIn.delete", "Delete profile")
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        assert cancel is not None
+        named(cancel, "signIn.cancel", "Cancel")
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
         self.delete_button.clicked.connect(self._delete)
@@ -266,6 +283,7 @@ class SignInDialog(QDialog):
             self,
         )
         box.setDefaultButton(QMessageBox.StandardButton.No)
+        name_box(box, "confirmation")
         self.confirmation = box
         try:
             confirmed = await opened(box) == QMessageBox.StandardButton.Yes

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ApiError
 from app.core import webhooks as wh
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import row_table
@@ -50,24 +50,24 @@ class EventsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.event_type = QComboBox()
-        self.event_type.setObjectName("eventTypeFilter")
+        named(self.event_type, "eventTypeFilter", "Event type")
         self.event_type.setEditable(True)
         self.event_type.addItems([ALL_TYPES, *sorted(wh.KNOWN_TYPES)])
         self.status = QComboBox()
-        self.status.setObjectName("eventStatusFilter")
+        named(self.status, "eventStatusFilter", "Status")
         self.status.addItems([ALL_STATUSES, *wh.STATUSES])
-        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button = named(QPushButton("Refresh"), "eventsRefresh", "Refresh the events")
         self.subscriptions_button = QPushButton("Subscriptions…")
         self.subscriptions_button.setObjectName("subscriptions")
         self.source = QLabel("")
         self.source.setObjectName("eventsSource")
         self.source.setWordWrap(True)
-        self.table = row_table("eventsTable")
+        self.table = row_table("eventsTable", "Events")
         self.client = QLabel("Choose an event to read its client back.")
         self.client.setObjectName("eventClient")
         self.client.setWordWrap(True)
         self.raw = QPlainTextEdit()
-        self.raw.setObjectName("eventRaw")
+        named(self.raw, "eventRaw", "The event as received")
         self.raw.setReadOnly(True)
         self.raw.setPlaceholderText("The raw body and headers of the chosen event")
         detail = QWidget()
@@ -245,7 +245,7 @@ class EventsArea:
         dialog.open()
 
 
-class SubscriptionsDialog(QDialog):
+class SubscriptionsDialog(NamedDialog):
     """The embedded sandbox's webhook subscriptions: list, add, delete."""
 
     def __init__(
@@ -258,7 +258,7 @@ class SubscriptionsDialog(QDialog):
         self._context = context
         self._source = source
         self.model = RowsModel(("URL", "Filter", "Signed", "ID"))
-        self.table = QTableView()
+        self.table = named(QTableView(), "subscriptionsTable", "Subscriptions")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -266,14 +266,16 @@ class SubscriptionsDialog(QDialog):
         self.url = QLineEdit()
         self.url.setObjectName("subscriptionUrl")
         self.url.setPlaceholderText("http://127.0.0.1:9000/webhooks")
-        self.filter = QComboBox()
+        self.filter = named(QComboBox(), "subscriptionFilter", "Event types sent")
         self.filter.setEditable(True)
         self.filter.addItems(["*", "*.status_changed", *sorted(wh.KNOWN_TYPES), "corp_reg.*"])
-        self.signed = QCheckBox("Signed with the sandbox's key")
+        self.signed = named(QCheckBox("Signed with the sandbox's key"), "subscriptionSigned")
         self.signed.setChecked(True)
         self.add_button = QPushButton("Subscribe")
         self.add_button.setObjectName("subscribe")
-        self.delete_button = QPushButton("Delete selected")
+        self.delete_button = named(
+            QPushButton("Delete selected"), "deleteSubscription", "Delete the chosen subscription"
+        )
         self.problem = NoticeLabel("")
         self.problem.setStyleSheet("color: #b3261e;")
         self.problem.setWordWrap(True)

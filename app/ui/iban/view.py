@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.common.names import named
+
 
 class IbanLookupView(QWidget):
     """Widgets only; the controller decides what they show."""
@@ -28,7 +30,7 @@ class IbanLookupView(QWidget):
         self.lookup_button = QPushButton("Look up")
         self.lookup_button.setObjectName("ibanLookupButton")
         self.lookup_button.setDefault(True)
-        self.copy_button = QPushButton("Copy IBAN")
+        self.copy_button = named(QPushButton("Copy IBAN"), "copyIban")
         self.copy_button.setEnabled(False)
         self.validity = QLabel(" ")
         self.validity.setObjectName("ibanValidity")

@@ -8,7 +8,6 @@ from decimal import Decimal
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QDialogButtonBox,
     QLabel,
     QLineEdit,
@@ -18,10 +17,11 @@ from PySide6.QtWidgets import (
 
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.ui.common.form import PROBLEM_STYLE
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 
 
-class AmountDialog(QDialog):
+class AmountDialog(NamedDialog):
     """``whole``: the amount the action is bounded by (reserved, or what remains);
     ``full_choice``: offer "all of it" as a choice that sends no amount (a full refund)."""
 
@@ -47,7 +47,7 @@ class AmountDialog(QDialog):
         self.full.setObjectName("fullAmount")
         self.full.setVisible(bool(full_choice))
         self.amount = QLineEdit(format_amount(whole, currency))
-        self.amount.setObjectName("amount")
+        named(self.amount, "amount", "Amount", f"In {currency}")
         self.consequence = QLabel("")
         self.consequence.setObjectName("consequence")
         self.problem = NoticeLabel("")

@@ -15,7 +15,6 @@ from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QGridLayout,
     QLabel,
@@ -30,6 +29,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
+from app.ui.common.names import NamedDialog
 from app.ui.common.notice import NoticeLabel
 from app.ui.orders.catalogue import status
 from app.ui.orders.model import money
@@ -102,7 +102,7 @@ def grouped(digits: str) -> str:
     return " ".join(part for part in parts if part)
 
 
-class CardEntryDialog(QDialog):
+class CardEntryDialog(NamedDialog):
     def __init__(
         self,
         context: AreaContext,

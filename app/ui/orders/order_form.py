@@ -42,6 +42,7 @@ from app.forms.order import (
 )
 from app.forms.order_parts import PART, PART_OF, TRAVEL_MEMBERS, Part
 from app.ui.common.form import PROBLEM_STYLE, FormRows, ReasonLabel, ask_before_discarding
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.orders.order_rows import LegRow, ProductRow, RowList
 from app.ui.shell.areas import AreaContext
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["CAPABILITIES", "SCENARIOS", "OrderDialog"]
 
 
-class OrderDialog(QDialog):
+class OrderDialog(NamedDialog):
     def __init__(
         self,
         context: AreaContext,
@@ -113,6 +114,9 @@ class OrderDialog(QDialog):
             "Create order", QDialogButtonBox.ButtonRole.AcceptRole
         )
         self.create_button.setObjectName("createOrder")
+        close = self.buttons.button(QDialogButtonBox.StandardButton.Close)
+        assert close is not None
+        named(close, "orderClose", "Close")
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
         bottom = QHBoxLayout()
@@ -180,7 +184,7 @@ class OrderDialog(QDialog):
         self.new_customer_button.setAutoDefault(False)
         self.new_customer_button.clicked.connect(lambda: self._tasks.spawn(self._create_customer()))
         self.known_box = QComboBox()
-        self.known_box.setObjectName("knownCustomers")
+        named(self.known_box, "knownCustomers", "Customers made from this desk")
         self.known_box.addItem("Customers made from this desk…", "")
         for customer_id, email in self.known_customers.items():
             self.known_box.addItem(f"{email} — {customer_id}", customer_id)
@@ -267,7 +271,7 @@ class OrderDialog(QDialog):
         group = QGroupBox("Travel data (one service: the first of a package)")
         layout = QVBoxLayout(group)
         self.travel_member = QComboBox()
-        self.travel_member.setObjectName("travelMember")
+        named(self.travel_member, "travelMember", "Travel service")
         for key, label in TRAVEL_MEMBERS.items():
             self.travel_member.addItem(label, key)
         self.travel_member.currentIndexChanged.connect(self._changed)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from app.forms.order import Product
 from app.forms.order_parts import LEG_FIELDS
 from app.ui.common.form import PROBLEM_STYLE
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 
 
@@ -33,11 +34,13 @@ class ProductRow(QWidget):
         self.price.setPlaceholderText("Price, e.g. 10.50")
         self.price.setObjectName(f"products.{index}.price")
         self.quantity = QLineEdit("1")
-        self.quantity.setObjectName(f"products.{index}.quantity")
+        named(self.quantity, f"products.{index}.quantity", f"Product {index + 1}: quantity")
         self.quantity.setMaximumWidth(60)
         self.tax = QComboBox()
-        self.tax.setObjectName(f"products.{index}.tax")
-        self.remove_button = QPushButton("Remove")
+        named(self.tax, f"products.{index}.tax", f"Product {index + 1}: tax")
+        self.remove_button = named(
+            QPushButton("Remove"), f"products.{index}.remove", f"Remove product {index + 1}"
+        )
         self.remove_button.setAutoDefault(False)
         self.remove_button.clicked.connect(lambda: remove(self))
         self.problem = NoticeLabel("")
@@ -74,7 +77,7 @@ class LegRow(QWidget):
             edit.setObjectName(f"leg.{key}")
             self.inputs[key] = edit
             line.addWidget(edit)
-        remove_button = QPushButton("Remove")
+        remove_button = named(QPushButton("Remove"), "leg.remove", "Remove the leg")
         remove_button.setAutoDefault(False)
         remove_button.clicked.connect(lambda: remove(self))
         line.addWidget(remove_button)

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
     QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.api.action import ActionKey
 from app.api.errors import ApiError
 from app.ui.common.form import FormRows
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import show_rows
@@ -44,7 +44,7 @@ def _table(model: RowsModel, rows: int) -> QTableView:
     return table
 
 
-class TaxesDialog(QDialog):
+class TaxesDialog(NamedDialog):
     def __init__(self, context: AreaContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("taxesDialog")
@@ -53,7 +53,7 @@ class TaxesDialog(QDialog):
         self._context = context
         self.action = ActionKey()
         self.model = RowsModel(("Name", "Percent", "Tax ID"))
-        self.table = _table(self.model, 6)
+        self.table = named(_table(self.model, 6), "taxesTable", "Taxes")
         self.table.setColumnWidth(0, 180)
         grid = QGridLayout()
         self.form = FormRows(grid, problem_width=200)
@@ -137,7 +137,7 @@ class TaxesDialog(QDialog):
         self.status.setText(f"Tax {tax.name} ({tax.percent}%) created")
 
 
-class CustomersDialog(QDialog):
+class CustomersDialog(NamedDialog):
     def __init__(
         self,
         context: AreaContext,
@@ -161,12 +161,14 @@ class CustomersDialog(QDialog):
         self.customer_id = QLineEdit()
         self.customer_id.setObjectName("customerId")
         self.customer_id.setPlaceholderText("Customer ID to look up")
-        self.lookup_button = QPushButton("Look up")
+        self.lookup_button = named(QPushButton("Look up"), "customerLookup", "Look up the customer")
         self.lookup_button.clicked.connect(lambda: context.tasks.spawn(self.look_up()))
         self.customer_id.returnPressed.connect(lambda: context.tasks.spawn(self.look_up()))
         self.known = RowsModel(("E-mail", "Customer ID"))
         self.known.set_rows([(email, cid) for cid, email in known.items()])
-        self.known_table = _table(self.known, 4)
+        self.known_table = named(
+            _table(self.known, 4), "knownCustomersTable", "Customers made from this desk"
+        )
         self.known_table.doubleClicked.connect(self._pick)
         self.summary = QLabel("")
         self.summary.setObjectName("customerSummary")
@@ -174,7 +176,7 @@ class CustomersDialog(QDialog):
         self.summary.setWordWrap(True)
         self.cards = RowsModel(("Card", "Expires", "Saved for", "Saved (UTC)", "Token"))
         self.cards_table = _table(self.cards, 4)
-        self.cards_table.setObjectName("savedCards")
+        named(self.cards_table, "savedCards", "The customer's saved cards")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

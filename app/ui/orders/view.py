@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.core.gateway.matrix import BY_CODE, NAMES
 from app.core.limits import ORDER_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.orders.catalogue import EVENTS, status
@@ -75,7 +76,7 @@ class OrderDetail(QWidget):
         self.checkout_button.setObjectName("openCheckout")
         self.three_ds_button = QPushButton("Open 3DS page")
         self.three_ds_button.setObjectName("openThreeDs")
-        self.copy_button = QPushButton("Copy order ID")
+        self.copy_button = named(QPushButton("Copy order ID"), "copyOrderId")
         links = QHBoxLayout()
         for button in (self.checkout_button, self.three_ds_button, self.copy_button):
             links.addWidget(button)
@@ -92,7 +93,7 @@ class OrderDetail(QWidget):
         self.reasons.setWordWrap(True)
         self.reasons.setStyleSheet("color: #44474e;")
         self.history = QListWidget()
-        self.history.setObjectName("orderHistory")
+        named(self.history, "orderHistory", "The order's history")
         self.history.setMinimumHeight(140)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
@@ -189,19 +190,19 @@ class OrdersView(QWidget):
         self.taxes_button.setObjectName("taxes")
         self.customers_button = QPushButton("Customers…")
         self.customers_button.setObjectName("customers")
-        self.filter = FilterBuilder(ORDER_FILTER_FIELDS)
+        self.filter = FilterBuilder(ORDER_FILTER_FIELDS, "ordersFilter")
         self.order_id = QLineEdit()
         self.order_id.setObjectName("orderLookup")
         self.order_id.setPlaceholderText("Order ID to look up")
         self.order_id.setClearButtonEnabled(True)
         fit_placeholder(self.order_id)
         self.order_id.setMinimumWidth(max(self.order_id.minimumWidth(), 290))
-        self.lookup_button = QPushButton("Look up")
+        self.lookup_button = named(QPushButton("Look up"), "orderLookupButton", "Look up the order")
         self.show_button = QPushButton("Show orders")
         self.show_button.setObjectName("showOrders")
         self.status = NoticeLabel("Show orders to list the gateway's orders.")
         self.status.setObjectName("ordersStatus")
-        self.table = row_table("ordersTable")
+        self.table = row_table("ordersTable", "Card orders")
         self.detail = OrderDetail()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -38,6 +38,9 @@ async def confirmed(owner: object, parent: QWidget, title: str, text: str) -> bo
     )
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setDefaultButton(QMessageBox.StandardButton.No)
+    from app.ui.common.names import name_box
+
+    name_box(box, "confirmation")
     owner.confirmation = box  # type: ignore[attr-defined]
     try:
         return await opened(box) == QMessageBox.StandardButton.Yes

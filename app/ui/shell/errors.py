@@ -134,7 +134,9 @@ class ErrorPresenter:
         box.setStandardButtons(QMessageBox.StandardButton.Ok)
         # support agents copy the error id from the box
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setObjectName("errorBox")
+        from app.ui.common.names import name_box
+
+        name_box(box, "errorBox")
         if not isinstance(error, ApiError):
             box.setDetailedText("".join(traceback.format_exception(error)))
         self.open_boxes.append(box)

@@ -173,46 +173,6 @@ def standard_button(name: str) -> QMessageBox.StandardButton:
     return buttons[name.lower()]
 
 
-#: what a person can act on: each of these carries an object name and an accessible name
-INTERACTIVE = (
-    "QAbstractButton",
-    "QLineEdit",
-    "QComboBox",
-    "QAbstractSpinBox",
-    "QAbstractItemView",
-    "QTabBar",
-    "QTextEdit",
-    "QPlainTextEdit",
-    "QAbstractSlider",
-)
-
-
-def interactive_widgets(root: QWidget) -> list[QWidget]:
-    """The widgets of ``root`` a person can act on (the parts Qt builds inside a combo box,
-    a spin box, a table's header or a message box's button box are left out: they are the
-    part of the widget that owns them)."""
-    found = []
-    for widget in [root, *root.findChildren(QWidget)]:
-        if not any(widget.inherits(kind) for kind in INTERACTIVE):
-            continue
-        if _inside_a_composite(widget):
-            continue
-        found.append(widget)
-    return found
-
-
-def _inside_a_composite(widget: QWidget) -> bool:
-    parent = widget.parentWidget()
-    while parent is not None:
-        if any(
-            parent.inherits(kind)
-            for kind in ("QComboBox", "QAbstractSpinBox", "QAbstractItemView", "QCalendarWidget")
-        ):
-            return True
-        parent = parent.parentWidget()
-    return widget.objectName().startswith("qt_")
-
-
 def save_picture(widget: QWidget, path: Path) -> bool:
     """A picture of the widget as it is on the screen, as a PNG file."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.api.credentials import Credentials
 from app.api.errors import ApiConnectionError, ApiError
+from app.ui.common.names import named
 from app.ui.connection.profiles import SANDBOX, SANDBOX_PASSWORD, SANDBOX_PROFILE, ProfileStore
 from app.ui.shell.areas import AREAS, Area, AreaContext, AreaSpec
 from app.ui.shell.errors import ErrorPresenter
@@ -101,7 +102,7 @@ class MainWindow(QMainWindow):
         # navigation between the areas; each area is one page of the stack, built the first
         # time it is shown or used (a faster start)
         self.navigation = QListWidget()
-        self.navigation.setObjectName("navigation")
+        named(self.navigation, "navigation", "Areas")
         self.navigation.setFixedWidth(150)
         self.pages = QStackedWidget()
         self._specs = {spec.name: spec for spec in areas}
@@ -143,7 +144,9 @@ class MainWindow(QMainWindow):
             dock = self._request_log = RequestLogDock(self)
             self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
             # first in the View menu, as before the others
-            self.view_menu.insertAction(self.view_menu.actions()[0], dock.toggleViewAction())
+            toggle = dock.toggleViewAction()
+            toggle.setObjectName("action.requestLog")
+            self.view_menu.insertAction(self.view_menu.actions()[0], toggle)
             state = self._settings.value("main/state")
             if state is not None:
                 self.restoreState(state)
@@ -155,6 +158,7 @@ class MainWindow(QMainWindow):
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         quit_action = QAction("Quit", self)
+        quit_action.setObjectName("action.quit")
         # Ctrl+Q everywhere, plus the platform's own quit key where it has another
         keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
         quit_action.setShortcuts(list(dict.fromkeys(keys)))
@@ -165,6 +169,7 @@ class MainWindow(QMainWindow):
 
         view_menu = self.view_menu = self.menuBar().addMenu("&View")  # the log's toggle: later
         refresh = QAction("Refresh", self)
+        refresh.setObjectName("action.refresh")
         # setShortcuts, not setShortcut: choosing among its overloads makes the types of Qt's
         # whole namespace, a tenth of the start
         refresh.setShortcuts([QKeySequence("F5")])
@@ -172,16 +177,19 @@ class MainWindow(QMainWindow):
         view_menu.addAction(refresh)
         self.addAction(refresh)
         health = QAction("Check health", self)
+        health.setObjectName("action.checkHealth")
         health.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
         view_menu.addAction(health)
 
         connection_menu = self.menuBar().addMenu("&Connection")
         sign_in = QAction("Sign in…", self)
+        sign_in.setObjectName("action.signIn")
         sign_in.triggered.connect(lambda: self.open_sign_in())
         connection_menu.addAction(sign_in)
 
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction("About Partner Desk", self)
+        about.setObjectName("action.about")
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
         self.about_box: QMessageBox | None = None
@@ -204,7 +212,9 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Ok,
             self,
         )
-        box.setObjectName("aboutBox")
+        from app.ui.common.names import name_box
+
+        name_box(box, "aboutBox")
         self.about_box = box
         box.finished.connect(lambda _r: setattr(self, "about_box", None))
         box.open()
@@ -227,6 +237,8 @@ class MainWindow(QMainWindow):
         """The area, built (its package imported) the first time it is needed."""
         area = self._areas.get(name)
         if area is None:
+            from app.ui.common.names import give_accessible_names
+
             package = importlib.import_module(self._specs[name].package)
             area = package.build(self.context)
             assert area is not None
@@ -234,6 +246,7 @@ class MainWindow(QMainWindow):
             layout = self._containers[name].layout()
             assert layout is not None
             layout.addWidget(area.view)
+            give_accessible_names(area.view)
             area.view.setEnabled(self.context.session is not None)  # usable once signed in
             if self.context.session is not None:
                 self.tasks.spawn_awaitable(area.signed_in())

@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QWidget
 
+from app.ui.common.names import named
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class RequestLogDock(QDockWidget):
         self.setObjectName("requestLogDock")
         self.model = RequestLogModel(parent=self)
         self.view = QTableView()
-        self.view.setObjectName("requestLogView")
+        named(self.view, "requestLogView", "Request log")
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -24,6 +24,7 @@ from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.balance_chart import BalanceChart
 from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import (
@@ -59,9 +60,9 @@ class StatementView(QWidget):
         self.client_id = self.chooser.client_id
         self.account = self.chooser.account
         today = dt.date.today()
-        self.date_from = DateField(today - dt.timedelta(days=30))
-        self.date_to = DateField(today)
-        self.currency = QComboBox()
+        self.date_from = DateField("statementFrom", "Statement from", today - dt.timedelta(days=30))
+        self.date_to = DateField("statementTo", "Statement to", today)
+        self.currency = named(QComboBox(), "statementCurrency", "Currency")
         self.currency.setObjectName("statementCurrency")
         self.currency.setEditable(True)
         self.currency.addItems(CURRENCY_CHOICES)
@@ -107,7 +108,7 @@ class StatementView(QWidget):
 
         self.model = StatementModel(self)
         self.table = QTableView()
-        self.table.setObjectName("statementTable")
+        named(self.table, "statementTable", "Statement")
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

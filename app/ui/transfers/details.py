@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from app.forms.transfer import STATUS_TEXT
+from app.ui.common.names import NamedDialog
 from app.ui.transfers.model import currency_of
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
-class TransferDetails(QDialog):
+class TransferDetails(NamedDialog):
     def __init__(self, transfer: Transfer, parent: QWidget | None = None) -> None:
         from app.ui.common.formatting import money_text
 

@@ -49,6 +49,7 @@ from app.ui.common.form import (
     ReasonLabel,
     ask_before_discarding,
 )
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
@@ -66,7 +67,7 @@ FEE_PAUSE_S = 0.25  # typing stopped this long: the fee is asked
 FOLLOW_MS = 1000  # how often a transfer in progress is asked about
 
 
-class TransferDialog(QDialog):
+class TransferDialog(NamedDialog):
     def __init__(
         self,
         context: AreaContext,
@@ -94,7 +95,7 @@ class TransferDialog(QDialog):
         self.setMinimumWidth(900)
 
         self.kinds = QTabBar()
-        self.kinds.setObjectName("transferKinds")
+        named(self.kinds, "transferKinds", "Kind of transfer")
         for each in KINDS:
             self.kinds.addTab(KIND_TITLES[each])
         self.source = QLabel(f"From account {account_id} of client {client_id}")
@@ -135,6 +136,7 @@ class TransferDialog(QDialog):
         close = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         assert close is not None
         close.setAutoDefault(False)
+        named(close, "transferClose", "Close")
         self.buttons.addButton(self.new_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.buttons.addButton(self.submit_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.buttons.rejected.connect(self.reject)

@@ -16,6 +16,7 @@ from app.core.limits import TRANSFER_FILTER_FIELDS
 from app.forms.transfer import KIND_TITLES, KINDS
 from app.ui.common.account_chooser import AccountChooserView
 from app.ui.common.filter_builder import FilterBuilder
+from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
 
@@ -30,23 +31,25 @@ class TransfersView(QWidget):
         self.new_button.setObjectName("newTransfer")
         self.new_button.setToolTip("Ctrl+N")
         self.kinds = QTabBar()
-        self.kinds.setObjectName("transferListKinds")
+        named(self.kinds, "transferListKinds", "Kind of transfer")
         for kind in KINDS:
             self.kinds.addTab(KIND_TITLES[kind])
-        self.filter = FilterBuilder(TRANSFER_FILTER_FIELDS)
+        self.filter = FilterBuilder(TRANSFER_FILTER_FIELDS, "transfersFilter")
         self.transfer_id = QLineEdit()
         self.transfer_id.setObjectName("transferLookup")
         self.transfer_id.setPlaceholderText("Transfer ID to look up")
         self.transfer_id.setClearButtonEnabled(True)
         fit_placeholder(self.transfer_id)
         self.transfer_id.setMinimumWidth(max(self.transfer_id.minimumWidth(), 280))
-        self.lookup_button = QPushButton("Look up")
+        self.lookup_button = named(
+            QPushButton("Look up"), "transferLookupButton", "Look up the transfer"
+        )
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("transfersExport")
         self.export_button.setEnabled(False)
         self.status = NoticeLabel("Choose a client and an account, then Show transfers.")
         self.status.setObjectName("transfersStatus")
-        self.table = row_table("transfersTable")
+        self.table = row_table("transfersTable", "Transfers")
 
         who = QHBoxLayout()
         who.addWidget(self.chooser, 1)
