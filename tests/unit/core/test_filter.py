@@ -144,7 +144,7 @@ trees = st.recursive(
 
 
 @given(trees)
-@settings(max_examples=300)
+@settings(max_examples=150)
 @pytest.mark.slow
 def test_build_print_parse_round_trips(tree):
     assert flt.parse(flt.to_string(tree)) == tree
