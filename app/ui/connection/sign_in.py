@@ -210,7 +210,8 @@ class SignInDialog(NamedDialog):
             self.password.setText(SANDBOX_PASSWORD)
         else:
             self.password.setText(self._credentials.get(profile.name, profile.user) or "")
-            self.password.setFocus()
+            # the first thing still to type: the user of a profile made on the command line
+            (self.password if profile.user else self.user).setFocus()
 
     def described(self) -> ServerProfile:
         if self.profile.currentText() == SANDBOX:

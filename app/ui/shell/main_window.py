@@ -311,6 +311,7 @@ class MainWindow(QMainWindow):
         # the version is read once the window shows: the metadata lookup costs start-up time
         self._title_with_version()
         if self.profiles.last != SANDBOX:
+            self.connection_label.setText(f"{self.profiles.last}: sign in to connect")
             self.open_sign_in()
             return
         try:

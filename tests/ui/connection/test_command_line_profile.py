@@ -73,3 +73,15 @@ def test_the_command_refuses_a_bad_address_before_any_window(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.startswith("partner-desk: --base-url: use https")
+
+
+def test_the_window_opens_on_the_profile_the_command_line_chose(qloop, settings, open_window):
+    store = ProfileStore(settings)
+    store.last = chosen(store, "https://api.bank.example", None, None).name
+    window = open_window("http://unused", connect=True)
+    assert window.connection_label.text() == "api.bank.example: sign in to connect"
+    dialog = window.sign_in_dialog
+    assert dialog is not None and dialog.profile.currentText() == "api.bank.example"
+    assert dialog.base_url.text() == "https://api.bank.example"
+    assert dialog.user.hasFocus() or dialog.focusWidget() is dialog.user  # what is left to type
+    dialog.reject()
