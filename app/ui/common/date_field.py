@@ -46,6 +46,7 @@ class DateField(QWidget):
         self.button.setMenu(menu)
         named(self.line, name, caption, "A date as yyyy-mm-dd")
         named(self.button, f"{name}.pick", f"{caption}: pick from a calendar")
+        named(self.calendar, f"{name}.calendar", f"{caption}: calendar")
         self.calendar.clicked.connect(self._picked)
         self.calendar.activated.connect(self._picked)
         self.line.textChanged.connect(self._typed)
