@@ -27,7 +27,7 @@ settings_path, url = sys.argv[1], sys.argv[2]
 account_index, rows = int(sys.argv[3]), int(sys.argv[4])
 if url == "embedded":  # as the window runs it: app.cli.gui.run
     from app.cli import own_command
-    from app.sandbox.server import SandboxProcess
+    from app.serving.child import SandboxProcess
     sandbox = SandboxProcess(own_command())
     backend = Backend("Embedded sandbox", sandbox.start)
 else:

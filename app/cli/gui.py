@@ -18,7 +18,7 @@ def run(
 
     def start_sandbox() -> str:
         # imported here, off the GUI thread and after the window shows: a faster start
-        from app.sandbox.server import SandboxProcess
+        from app.serving.child import SandboxProcess
 
         sandbox = SandboxProcess(own_command())
         stops.append(sandbox.stop)

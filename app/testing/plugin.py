@@ -152,7 +152,7 @@ def _desk_sandbox_process(pytestconfig: pytest.Config) -> Iterator[DeskSandbox]:
     if pytestconfig.getoption("--desk-base-url") is not None:
         pytest.skip("the embedded sandbox is not used with --desk-base-url")
     from app.cli import own_command
-    from app.sandbox.server import SandboxProcess
+    from app.serving.child import SandboxProcess
 
     process = SandboxProcess(own_command())
     sandbox = DeskSandbox(process.start())

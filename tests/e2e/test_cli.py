@@ -356,7 +356,7 @@ def test_selftest_runs_one_call_of_each_kind_and_passes():
 
 def test_the_windows_sandbox_runs_in_its_own_process_and_ends_with_its_parent():
     from app.cli import own_command
-    from app.sandbox.server import SandboxProcess
+    from app.serving.child import SandboxProcess
 
     sandbox = SandboxProcess(own_command())
     url = sandbox.start()
@@ -372,7 +372,7 @@ def test_the_windows_sandbox_runs_in_its_own_process_and_ends_with_its_parent():
 
 PARENT = """
 from app.cli import own_command
-from app.sandbox.server import SandboxProcess
+from app.serving.child import SandboxProcess
 print(SandboxProcess(own_command()).start(), flush=True)
 input()  # until killed
 """

@@ -33,3 +33,17 @@ def test_the_modules_of_the_first_paint_load_none_of_the_service_layer():
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
     )
     assert json.loads(result.stdout) == []
+
+
+def test_the_window_starts_its_sandbox_without_importing_it():
+    """The sandbox runs in a child process: the window's process never imports it."""
+    probe = (
+        "import json, sys\n"
+        "import app.cli.gui, app.serving.child\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith('app.sandbox')]))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    assert json.loads(result.stdout) == []
