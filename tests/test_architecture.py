@@ -24,3 +24,12 @@ def test_every_path_it_names_exists():
     )
     missing = sorted(path for path in named if not (ROOT / path.rstrip("/")).exists())
     assert missing == []
+
+
+def test_every_file_of_app_holds_one_job_in_at_most_500_lines():
+    lines = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / "app").rglob("*.py")
+    }
+    assert {path: n for path, n in lines.items() if n > 500} == {}
+    assert lines["app/ui/shell/main_window.py"] <= 450  # the window shell

@@ -141,10 +141,6 @@ class OrderDialog(NamedDialog):
         return self.draft.created
 
     @property
-    def action(self) -> Any:
-        return self.draft.action
-
-    @property
     def taxes(self) -> list[Tax]:
         return self.draft.taxes
 
@@ -406,10 +402,6 @@ class OrderDialog(NamedDialog):
         draft.products = [row.product() for row in self.products]
         draft.legs = [{k: e.text() for k, e in leg.inputs.items()} for leg in self.legs]
 
-    def request(self) -> dict[str, Any]:
-        self._read()
-        return self.draft.request()
-
     def problems(self) -> tuple[dict[str, str], str]:
         self._read()
         return self.draft.problems()
@@ -476,7 +468,8 @@ class OrderDialog(NamedDialog):
         self._task = self._tasks.spawn(self._confirm_and_send())
 
     async def _confirm_and_send(self) -> None:
-        request = self.request()
+        self._read()
+        request = self.draft.request()
         try:
             self.draft.check(request)
         except InvalidInput as exc:
