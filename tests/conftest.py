@@ -9,8 +9,6 @@ from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
-import keyring
-import keyring.backend
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
@@ -23,6 +21,8 @@ from app.api.profile import Profile
 from app.sandbox.app import SandboxSettings
 from app.sandbox.banking.state import Bank
 from app.sandbox.server import BackgroundSandbox
+from app.testing.memory_keyring import MemoryKeyring
+from app.testing.memory_keyring import memory_keyring as in_memory
 
 T = TypeVar("T")
 
@@ -148,32 +148,11 @@ def company_body(**changes: Any) -> dict[str, Any]:
     return body
 
 
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """DESIGN.md: tests install an in-memory keyring backend."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.passwords.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.passwords.pop((service, username), None)
-
-
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    """DESIGN.md: tests install an in-memory keyring backend."""
+    with in_memory() as backend:
+        yield backend
 
 
 def make_gateway(

@@ -221,12 +221,13 @@ def desk(
     import asyncio
 
     from app.testing.isolation import separate_home
+    from app.testing.memory_keyring import memory_keyring
     from app.ui.shell.harness import delete_closed_windows, settings_in, stop_tasks
     from app.ui.shell.main_window import Backend, MainWindow
 
     base_url = request.config.getoption("--desk-base-url")
     url = None if base_url is not None else request.getfixturevalue("desk_sandbox").url
-    with separate_home("partner-desk-test-"), _memory_keyring(), desk_loop.counted_as_running():
+    with separate_home("partner-desk-test-"), memory_keyring(), desk_loop.counted_as_running():
         settings = settings_in(tmp_path / "desk-settings.ini")
         before = set(asyncio.all_tasks(desk_loop.loop))
         window = MainWindow(Backend("Test sandbox", lambda: url or ""), settings=settings)
@@ -264,46 +265,6 @@ def _password() -> str:
     if password is None:
         pytest.fail(f"--desk-base-url: set {PASSWORD_ENV} to the user's password", pytrace=False)
     return password
-
-
-class _MemoryKeyring:
-    """A keyring in memory for one test: the tester's own is never read or written."""
-
-    def __init__(self) -> None:
-        import keyring.backend
-
-        class Backend(keyring.backend.KeyringBackend):
-            priority = 1
-
-            def __init__(self) -> None:
-                super().__init__()  # type: ignore[no-untyped-call]
-                self.passwords: dict[tuple[str, str], str] = {}
-
-            def get_password(self, service: str, username: str) -> str | None:
-                return self.passwords.get((service, username))
-
-            def set_password(self, service: str, username: str, password: str) -> None:
-                self.passwords[(service, username)] = password
-
-            def delete_password(self, service: str, username: str) -> None:
-                self.passwords.pop((service, username), None)
-
-        self.backend = Backend()
-
-    def __enter__(self) -> None:
-        import keyring
-
-        self._previous = keyring.get_keyring()
-        keyring.set_keyring(self.backend)
-
-    def __exit__(self, *exc: object) -> None:
-        import keyring
-
-        keyring.set_keyring(self._previous)
-
-
-def _memory_keyring() -> _MemoryKeyring:
-    return _MemoryKeyring()
 
 
 # ---------------------------------------------------------------- message boxes
