@@ -160,7 +160,7 @@ REFERENCE_KEYS = {
 def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(
     qtbot, one_step_slices, column, order
 ):
-    records = many(60_000)
+    records = many(40_000)  # two runs of _RUN and their merge: more than one step
     model = StatementModel()
     model.add_records(records)
     working = []
