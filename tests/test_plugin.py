@@ -65,6 +65,24 @@ def test_a_box_is_answered_with_the_button_asked_for(qtbot, desk, desk_boxes):
     box.deleteLater()
 
 
+@pytest.mark.sandbox_only
+def test_idle_waits_for_the_call_after_an_answered_confirmation(desk, desk_sandbox, desk_boxes):
+    desk.open("Accounts")
+    desk.widget("accountsClientId").setText("C0000001")
+    desk.widget("showAccounts").click()
+    desk.idle()
+    desk.widget("accountsTable").selectRow(0)
+    desk_boxes.answer = "yes"
+    desk_sandbox.fault("POST", "*", 500, delay=0.3)
+    desk.widget("disableAccount").click()
+    desk.idle()
+    assert [(b.title, b.answered) for b in desk_boxes] == [
+        ("Disable account", "Yes"),
+        ("Internal error", "OK"),
+    ]
+    assert desk.action("action.refresh").shortcut().toString() == "F5"
+
+
 def test_that_fails_on_purpose(desk):
     desk.open("Clients")
     desk.idle()
@@ -89,7 +107,7 @@ def test_the_readme_example_and_a_suite_of_every_fixture_against_the_sandbox(tes
     works, a failure leaves its record, and the process ends cleanly."""
     tester.makepyfile(test_readme=readme_example(), test_suite=SUITE)
     result = run(tester, "-W", "error")
-    result.assert_outcomes(passed=4, failed=1)
+    result.assert_outcomes(passed=5, failed=1)
     output = result.stdout.str()
     assert "test_readme.py ." in output  # the README's example passed
     picture = re.search(r"the window: (\S+\.png)", output)
@@ -107,5 +125,5 @@ def test_against_another_server_sandbox_only_tests_are_skipped(tester, sandbox_u
     tester.makepyfile(test_readme=readme_example(), test_suite=SUITE)
     tester._monkeypatch.setenv("PARTNER_DESK_PASSWORD", "demo")
     result = run(tester, "--desk-base-url", sandbox_url, "--desk-user", "demo", "-rs")
-    result.assert_outcomes(passed=2, failed=1, skipped=2)
+    result.assert_outcomes(passed=2, failed=1, skipped=3)
     assert "sandbox_only: runs against the embedded sandbox only" in result.stdout.str()

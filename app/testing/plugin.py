@@ -203,7 +203,16 @@ class Desk:
     def idle(self, timeout: float = 10.0) -> None:
         """Return when no call is in flight and no load runs (a pause in typing counts as
         work); TimeoutError past ``timeout`` seconds."""
-        self._loop.run(self.window.idle(), timeout)
+        from app.ui.shell.harness import settled
+
+        # with desk_boxes, a box answered lets its action go on: that is waited for too
+        self._loop.run(settled(self.window.idle), timeout)
+
+    def action(self, name: str) -> Any:
+        """The menu action with that object name (``action.refresh``…; ``trigger()`` it)."""
+        from app.ui.shell.harness import find_action
+
+        return find_action(self.window, name)
 
     def widget(self, name: str) -> Any:
         """The one visible widget with that object name, in the window or a dialog it shows
@@ -334,12 +343,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _save_record(desk: Desk, folder: Path, name: str) -> list[str]:
-    from app.ui.shell.harness import save_picture
+    from app.ui.shell.harness import save_pictures
 
-    saved = []
-    picture = folder / f"{name}.png"
-    if save_picture(desk.window, picture):
-        saved.append(f"the window: {picture}")
+    saved = [f"the window: {picture}" for picture in save_pictures(folder, name)]
     log = folder / f"{name}.requests.txt"
     log.write_text("\n".join(desk.window.request_log.model.lines()) + "\n", encoding="utf-8")
     saved.append(f"the request log: {log}")

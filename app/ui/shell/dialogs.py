@@ -12,14 +12,15 @@ async def opened(dialog: QDialog) -> int:
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
     result: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    with waiting_for_the_user() as answered:
 
-    def finished(code: int) -> None:
-        if not result.done():
-            result.set_result(code)
+        def finished(code: int) -> None:
+            answered()  # at work again from the answer on, not only once the task resumes
+            if not result.done():
+                result.set_result(code)
 
-    dialog.finished.connect(finished)
-    dialog.open()
-    with waiting_for_the_user():
+        dialog.finished.connect(finished)
+        dialog.open()
         return await result
 
 

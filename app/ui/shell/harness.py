@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.ui.shell.event_loop import new_event_loop
@@ -111,12 +112,16 @@ class BoxRecorder(QObject):
     ``answer`` (a QMessageBox.StandardButton) when the box has that button, else with the
     box's default button (or its escape button, or its first): nothing waits for a person."""
 
+    active: BoxRecorder | None = None  # the one installed, which a test's idle waits for
+
     def __init__(self, app: QApplication) -> None:
         super().__init__()
         self.records: list[BoxRecord] = []
         self.answer: QMessageBox.StandardButton | None = None
+        self.pending = 0  # boxes shown and not yet answered
         self._app = app
         app.installEventFilter(self)
+        BoxRecorder.active = self
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
         if event.type() == QEvent.Type.Show and isinstance(watched, QMessageBox):
@@ -126,8 +131,16 @@ class BoxRecorder(QObject):
                 BoxRecord(watched.windowTitle(), watched.text(), ICONS[watched.icon()], answered)
             )
             # after the box has shown: clicking it inside its own show event confuses Qt
-            QTimer.singleShot(0, button.click if button is not None else watched.reject)
+            self.pending += 1
+            QTimer.singleShot(0, lambda: self._answer(watched, button))
         return False
+
+    def _answer(self, box: QMessageBox, button: Any) -> None:
+        self.pending -= 1
+        if button is not None:
+            button.click()
+        else:
+            box.reject()
 
     def _button(self, box: QMessageBox) -> Any:
         if self.answer is not None:
@@ -138,6 +151,28 @@ class BoxRecorder(QObject):
 
     def remove(self) -> None:
         self._app.removeEventFilter(self)
+        if BoxRecorder.active is self:
+            BoxRecorder.active = None
+
+
+async def settled(idle: Callable[[], Awaitable[None]]) -> None:
+    """``idle()`` awaited until no recorded box is still to be answered: an answered box lets
+    its action go on (the call after a confirmation), which is awaited too."""
+    while True:
+        await idle()
+        recorder = BoxRecorder.active
+        if recorder is None or not recorder.pending:
+            return
+        while recorder.pending:  # Qt's timers answer them while the loop runs
+            await asyncio.sleep(0.01)
+
+
+def find_action(window: QWidget, name: str) -> QAction:
+    """The window's action named ``name``: a LookupError when it has none."""
+    found = window.findChild(QAction, name)
+    if found is None:
+        raise LookupError(f"no action is named {name!r}")
+    return found
 
 
 def find_widget(name: str, within: QWidget | None = None) -> QWidget:
@@ -173,7 +208,13 @@ def standard_button(name: str) -> QMessageBox.StandardButton:
     return buttons[name.lower()]
 
 
-def save_picture(widget: QWidget, path: Path) -> bool:
-    """A picture of the widget as it is on the screen, as a PNG file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return bool(widget.grab().save(str(path), "PNG"))
+def save_pictures(folder: Path, name: str) -> list[Path]:
+    """A picture of every window shown (the main window and its dialogs), as PNG files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = []
+    shown = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+    for index, window in enumerate(shown):
+        path = folder / (f"{name}.png" if index == 0 else f"{name}.{index}.png")
+        if window.grab().save(str(path), "PNG"):
+            saved.append(path)
+    return saved

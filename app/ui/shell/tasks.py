@@ -19,22 +19,28 @@ _waiting_for_change: set[asyncio.Future[None]] = set()
 
 
 @contextlib.contextmanager
-def waiting_for_the_user() -> Iterator[None]:
+def waiting_for_the_user() -> Iterator[Callable[[], None]]:
     """The current task waits for a person inside: a window whose other work has ended is
-    idle meanwhile."""
+    idle meanwhile. What it yields is called the moment the person answers: the task is at
+    work again from then on, before it even resumes."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
     task = asyncio.current_task()
     if task is None:
-        yield
+        yield lambda: None
         return
+
+    def answered() -> None:
+        if task in _with_the_user:
+            _with_the_user.discard(task)
+            _told_of_change()
+
     _with_the_user.add(task)
     _told_of_change()
     try:
-        yield
+        yield answered
     finally:
-        _with_the_user.discard(task)
-        _told_of_change()
+        answered()
 
 
 def _told_of_change() -> None:
