@@ -24,8 +24,9 @@ Every control a person can act on carries a stable object name, which `desk.widg
 finds (the one visible widget of that name; a menu action: `desk.action(name)`), and an
 accessible name, which a screen reader says. `subscriptions` in Events is shown with the
 embedded sandbox only (its webhook subscriptions). This list is checked against the windows
-by `tests/ui/test_names.py`: it is what the windows have. The names of message boxes and their buttons: `confirmation` (`.yes`, `.no`),
-`discard` (`.discard`, `.cancel`), `errorBox` (`.ok`, `.retry`, `.sign_in`…).
+by `tests/ui/test_names.py`: it is what the windows have. The names of message boxes and
+their buttons: `confirmation` (`.yes`, `.no`), `discard` (`.discard`, `.cancel`), `errorBox`
+(`.ok`, `.retry`, `.sign_in`…).
 
 Fixtures, options and an example: the README's "Testing with pytest-qt".
 """
