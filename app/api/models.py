@@ -20,7 +20,7 @@ class Model(BaseModel):
     """An answer of the service: unknown keys are ignored, so a server that adds a field does
     not break the desk."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", populate_by_name=True)
 
     def body(self) -> dict[str, Any]:
         """The JSON body of a create request: unset optional properties are left out."""
@@ -30,7 +30,7 @@ class Model(BaseModel):
 class RequestModel(Model):
     """Sent by the desk: unknown properties are a programming error, refused at once."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", populate_by_name=True)
 
 
 def build(model: type[M], data: Any) -> M:

@@ -12,20 +12,35 @@ def run(
 ) -> int:
     """The window, on the embedded sandbox in a child process of its own, or on the server
     that ``--base-url``/``--profile`` name (its sign-in asked for)."""
-    from app.ui.shell.app import run_gui
-
     stops: list[Callable[[], None]] = []
-
-    def start_sandbox() -> str:
-        # imported here, off the GUI thread and after the window shows: a faster start
+    if any(part is not None for part in (base_url, gateway_url, profile)):
+        sandbox = None
+    else:
+        # the embedded sandbox comes up while the window does: its child is spawned first
+        # thing, before Qt is even imported (a window signed in elsewhere stops it)
         from app.serving.child import SandboxProcess
 
         sandbox = SandboxProcess(own_command())
+        sandbox.spawn()
         stops.append(sandbox.stop)
+
+    def start_sandbox() -> str:
+        nonlocal sandbox
+        if sandbox is None:
+            from app.serving.child import SandboxProcess
+
+            sandbox = SandboxProcess(own_command())
+            stops.append(sandbox.stop)
         return sandbox.start()
 
+    def stop_sandbox() -> None:
+        if sandbox is not None:
+            sandbox.stop()
+
+    from app.ui.shell.app import run_gui
+
     try:
-        return run_gui(start_sandbox, server=(base_url, gateway_url, profile))
+        return run_gui(start_sandbox, stop_sandbox, server=(base_url, gateway_url, profile))
     finally:
         for stop in stops:
             stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
-from app.sandbox.server import serve_forever
+from app.serving.sockets import bind
 
 
 def run(port: int, host: str, settle_seconds: float, *, with_parent: bool = False) -> int:
@@ -13,14 +13,17 @@ def run(port: int, host: str, settle_seconds: float, *, with_parent: bool = Fals
         print(f"partner-desk sandbox: --port must be from 0 to 65535, not {port}", file=sys.stderr)
         return EXIT_INVALID_INPUT
     try:
-        serve_forever(
-            port,
-            host=host,
-            settle_seconds=settle_seconds,
-            announce=lambda line: print(line, flush=True),
-            with_parent=with_parent,
-        )
+        sock = bind(host, port)
     except OSError as exc:
         print(f"partner-desk sandbox: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return EXIT_API_FAILURE
+    # said as soon as the socket listens: what connects meanwhile waits in its backlog while
+    # the sandbox is imported and builds its demo data, so the window's start overlaps ours
+    print(f"Sandbox listening on http://{host}:{sock.getsockname()[1]}", flush=True)
+    try:
+        from app.sandbox.server import serve_forever
+
+        serve_forever(sock, settle_seconds=settle_seconds, with_parent=with_parent)
+    except KeyboardInterrupt:  # Ctrl+C while it was still coming up
+        pass
     return 0

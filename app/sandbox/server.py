@@ -4,9 +4,9 @@ process runs: app.serving.child) or on a background thread (tests, benchmarks, s
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 import threading
-from collections.abc import Callable
 
 import uvicorn
 from starlette.applications import Starlette
@@ -14,9 +14,9 @@ from starlette.applications import Starlette
 from app.sandbox.app import SandboxSettings, create_app
 from app.sandbox.banking.state import Bank
 from app.sandbox.http import SandboxState
-from app.serving.guard import bind
 from app.serving.runner import BackgroundServer, guarded_server
 from app.serving.runner import serve_forever as serve_in_foreground
+from app.serving.sockets import bind
 
 
 def _server(settings: SandboxSettings) -> uvicorn.Server:
@@ -30,21 +30,13 @@ def _server(settings: SandboxSettings) -> uvicorn.Server:
 
 
 def serve_forever(
-    port: int,
-    *,
-    host: str = "127.0.0.1",
-    settle_seconds: float = 2.0,
-    announce: Callable[[str], None] = print,
-    with_parent: bool = False,
+    sock: socket.socket, *, settle_seconds: float = 2.0, with_parent: bool = False
 ) -> None:
-    """Serve until interrupted (or, ``with_parent``, until stdin closes); announce the URL
-    once connections are accepted."""
-    sock = bind(host, port)
-    url = f"http://{host}:{sock.getsockname()[1]}"
+    """Serve on this listening socket until interrupted (or, ``with_parent``, until stdin
+    closes)."""
     server = _server(SandboxSettings(settle_seconds=settle_seconds))
 
     def started() -> None:
-        announce(f"Sandbox listening on {url}")
         if not with_parent:
             return
         loop = asyncio.get_running_loop()

@@ -21,11 +21,20 @@ class SandboxProcess:
         self._command = [*command, "sandbox", "--port", "0", "--with-parent"]
         self._process: subprocess.Popen[str] | None = None
 
+    def spawn(self) -> None:
+        """Start the child without waiting for it (the window starts it first thing, so that
+        it comes up while the window does); nothing if it runs already."""
+        if self._process is None:
+            self._process = subprocess.Popen(  # noqa: S603 - our own program
+                self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
+
     def start(self, timeout: float = 60.0) -> str:
-        process = self._process = subprocess.Popen(  # noqa: S603 - our own program
-            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        assert process.stdout is not None
+        """Its URL once it listens (spawned now unless it was already); raises RuntimeError
+        when it does not come up."""
+        self.spawn()
+        process = self._process
+        assert process is not None and process.stdout is not None
         announced: list[str] = []
         reader = threading.Thread(
             target=lambda: announced.append(process.stdout.readline() if process.stdout else ""),

@@ -1,28 +1,13 @@
-"""The listening socket and the bounded HTTP/1.1 connection both of the project's servers
-use: a request head within so many seconds, so many connections, a reader that stalls is
-dropped, no Nagle delay."""
+"""The bounded HTTP/1.1 connection both of the project's servers use: a request head within
+so many seconds, so many connections, a reader that stalls is dropped (their listening
+socket, without Nagle's delay: app.serving.sockets)."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket for a server on this loop: no Nagle delay, non-blocking."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # no Nagle delay: an answer written in pieces would wait for the client's delayed ACK,
-    # about 40 ms a request (accepted sockets inherit the option on Linux)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(512)
-    sock.setblocking(False)
-    return sock
 
 
 class GuardedH11Protocol(H11Protocol):

@@ -31,9 +31,9 @@ from starlette.routing import Route
 
 from app.core import webhooks as wh
 from app.serving.body import BodyRefused, read_capped
-from app.serving.guard import bind
 from app.serving.runner import BackgroundServer, guarded_server
 from app.serving.runner import serve_forever as serve_in_foreground
+from app.serving.sockets import bind
 from app.webhooks.delivery import Event, Rejected, check
 from app.webhooks.store import EventStore, StoreUnavailable
 

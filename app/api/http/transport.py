@@ -41,6 +41,7 @@ from app.api.http.failures import describe_transport_error, status_error
 from app.api.http.policy import Bounds, RetryPolicy
 from app.core import limits
 from app.core.redaction import redact
+from app.core.tls import tls_context
 
 log = logging.getLogger("partner_desk.api")
 
@@ -80,7 +81,10 @@ class Transport:
         # the server's clock minus ours, from the Date header of its last answer
         self.server_offset = dt.timedelta(0)
         step = bounds.step_timeout
-        tls = _tls_context(verify)
+        try:
+            tls = tls_context(self.base_url, verify if isinstance(verify, str) else None)
+        except (OSError, ssl.SSLError) as exc:
+            raise InvalidInput("CA bundle", f"cannot use {verify}: {exc}") from None
         if transport is None:
             # a request's head and body leave together, not one delayed ACK (~40 ms) apart
             transport = httpx.AsyncHTTPTransport(
@@ -352,14 +356,3 @@ class AnswerStream:
 
     async def aclose(self) -> None:
         await self._response.aclose()
-
-
-def _tls_context(verify: bool | str) -> ssl.SSLContext:
-    """The system's trusted CAs, plus those of the profile's CA bundle when it has one."""
-    context = ssl.create_default_context()
-    if isinstance(verify, str):
-        try:
-            context.load_verify_locations(cafile=verify)
-        except (OSError, ssl.SSLError) as exc:
-            raise InvalidInput("CA bundle", f"cannot use {verify}: {exc}") from None
-    return context

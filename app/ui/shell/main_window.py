@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -47,6 +47,8 @@ class Backend:
 
     name: str
     start: Callable[[], str]  # blocking; run off the GUI thread
+    # started ahead of need, it is stopped when the window signs in elsewhere (blocking)
+    stop: Callable[[], None] = lambda: None
 
 
 class _AfterFirstPaint(QObject):
@@ -65,6 +67,8 @@ class _AfterFirstPaint(QObject):
 
 
 class MainWindow(QMainWindow):
+    area_built = Signal(object)  # an area, just built (its view in the window)
+
     def __init__(
         self,
         backend: Backend,
@@ -250,6 +254,7 @@ class MainWindow(QMainWindow):
             area.view.setEnabled(self.context.session is not None)  # usable once signed in
             if self.context.session is not None:
                 self.tasks.spawn_awaitable(area.signed_in())
+            self.area_built.emit(area)
         return area
 
     def area(self, kind: type[A]) -> A:
@@ -308,17 +313,22 @@ class MainWindow(QMainWindow):
     async def connect_backend(self) -> None:
         """Sign in with the last profile: the embedded sandbox at once, a server through the
         sign-in dialog (its password from the keyring)."""
-        # the version is read once the window shows: the metadata lookup costs start-up time
-        self._title_with_version()
         if self.profiles.last != SANDBOX:
+            self._title_with_version()
+            import asyncio  # here, not at the top: the window shows before asyncio loads
+
             self.connection_label.setText(f"{self.profiles.last}: sign in to connect")
             self.open_sign_in()
+            # the embedded sandbox was started ahead, in case: not needed now
+            await asyncio.get_running_loop().run_in_executor(None, self.backend.stop)
             return
         try:
             await self.use_profile(SANDBOX_PROFILE, SANDBOX_PASSWORD)
         except ApiError as exc:
             self.signed_in_label.setText("Not signed in")
             self.presenter.show(exc, lambda: self.tasks.spawn(self.connect_backend()))
+        # the version once the first page is shown: the metadata lookup costs 20 ms
+        self._title_with_version()
 
     async def _url_of(self, profile: ServerProfile) -> str:
         if not profile.is_sandbox:
@@ -366,6 +376,8 @@ class MainWindow(QMainWindow):
                 loads.append(load)
         await self.check_health()
         await asyncio.gather(*loads)
+        if session.events.sandbox:  # once the first pages are painted: not needed for them
+            await session.receive_events()
 
     @property
     def session(self) -> Session | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,23 +13,60 @@ if TYPE_CHECKING:
     from app.api.banking import BankingClient
     from app.api.gateway import GatewayClient
     from app.api.http import ExchangeListener
+    from app.api.profile import Profile
     from app.ui.connection.profiles import ServerProfile
     from app.webhooks.source import EventsSource
 
 log = logging.getLogger("partner_desk.session")
 
 
-@dataclass
 class Session:
-    profile: ServerProfile
-    base_url: str
-    banking: BankingClient
-    gateway: GatewayClient
-    events: EventsSource
+    def __init__(
+        self,
+        profile: ServerProfile,
+        base_url: str,
+        banking: BankingClient,
+        events: EventsSource,
+        *,
+        gateway_connection: Profile,
+        log_exchange: ExchangeListener,
+    ) -> None:
+        self.profile = profile
+        self.base_url = base_url
+        self.banking = banking
+        self.events = events
+        self._gateway_connection = gateway_connection
+        self._log_exchange = log_exchange
+        self._gateway: GatewayClient | None = None
+
+    @property
+    def gateway(self) -> GatewayClient:
+        """The card gateway's client, made when first used: its package is not imported on
+        the way to the first page of clients (a faster start), and a partner may have none."""
+        if self._gateway is None:
+            from app.api.gateway import GatewayClient, gateway_transport
+
+            link = gateway_transport(self._gateway_connection)
+            link.add_listener(self._log_exchange)
+            self._gateway = GatewayClient(link)
+        return self._gateway
+
+    async def receive_events(self) -> None:
+        """The embedded sandbox's events: the desk's own receiver started and subscribed,
+        once the first pages are shown (a failure is said in the Events area, never fails
+        the sign-in)."""
+        from app.webhooks.store import StoreError
+
+        try:
+            await self.events.start()
+        except (StoreError, OSError, RuntimeError) as exc:
+            self.events.problem = str(exc)
+            log.error("the sandbox's events cannot be received: %s", exc)
 
     async def aclose(self) -> None:
         await self.banking.aclose()
-        await self.gateway.aclose()
+        if self._gateway is not None:
+            await self._gateway.aclose()
         await self.events.aclose()
 
 
@@ -44,9 +80,9 @@ async def open_session(
     """Connect with this profile and check the credentials with one call; raises ApiError
     (then nothing stays open)."""
     # the service layer is imported once the window shows: a faster start
+    from app.api.address import check_base_url
     from app.api.banking import BankingClient
     from app.api.banking.transport import banking_transport
-    from app.api.gateway import GatewayClient, gateway_transport
     from app.api.profile import Profile
 
     connection = Profile(
@@ -56,41 +92,36 @@ async def open_session(
         partner_code=profile.partner_code,
         verify=profile.ca_bundle or True,
     )
+    # the gateway is not called at sign-in (a partner may have no card gateway), but a
+    # wrong address of it is said now
+    gateway_address = profile.gateway_address(base_url)
+    check_base_url(gateway_address)
+    gateway_connection = dataclasses.replace(connection, base_url=gateway_address)
     transport = banking_transport(connection)
     transport.add_listener(log_exchange)  # failed sign-ins are logged too
     banking = BankingClient(transport)
     try:
         await banking.list_clients(limit=1)
-        # the gateway is not called at sign-in: a partner may have no card gateway
-        gateway_link = gateway_transport(
-            dataclasses.replace(connection, base_url=profile.gateway_address(base_url))
-        )
     except BaseException:
         await banking.aclose()
         raise
-    gateway_link.add_listener(log_exchange)
     return Session(
         profile,
         base_url,
         banking,
-        GatewayClient(gateway_link),
-        await _events(profile, base_url, data_dir),
+        _events(profile, base_url, data_dir),
+        gateway_connection=gateway_connection,
+        log_exchange=log_exchange,
     )
 
 
-async def _events(profile: ServerProfile, base_url: str, data_dir: Path) -> EventsSource:
-    """The embedded sandbox: a receiver of the desk's own, subscribed at once (a failure is
-    said in the Events area, never fails the sign-in). A server: the profile's store, opened
-    when the Events area reads it."""
+def _events(profile: ServerProfile, base_url: str, data_dir: Path) -> EventsSource:
+    """The embedded sandbox: a receiver of the desk's own (started by receive_events). A
+    server: the profile's store, opened when the Events area reads it."""
     from app.webhooks.source import EventsSource
-    from app.webhooks.store import StoreError, default_store_path
 
     if not profile.is_sandbox:
+        from app.webhooks.store import default_store_path
+
         return EventsSource(profile.events_store or default_store_path())
-    source = EventsSource(data_dir / "sandbox-events.db", sandbox_url=base_url)
-    try:
-        await source.start()
-    except (StoreError, OSError, RuntimeError) as exc:
-        source.problem = str(exc)
-        log.error("the sandbox's events cannot be received: %s", exc)
-    return source
+    return EventsSource(data_dir / "sandbox-events.db", sandbox_url=base_url)
