@@ -16,7 +16,7 @@ BENCHMARKS: dict[str, Callable[[], list[dict[str, object]]]] = {
     "startup_ratio": startup.run,
     "statement_100k": statement.run_100k,
     "statement_1m": statement.run_1m,
-    "fee_latency": fee.run,
+    "fee_visible": fee.run,
     "webhooks": webhooks.run,
     "webhooks_outage": webhooks.run_outage,
 }
@@ -32,8 +32,7 @@ ALIASES = {
     "statement_1m_shown_s": "statement_1m",
     "statement_1m_max_stall_ms": "statement_1m",
     "statement_1m_peak_rss_mb": "statement_1m",
-    "fee_latency_p95_ms": "fee_latency",
-    "fee_latency_p50_ms": "fee_latency",
+    "fee_visible_p50_ms": "fee_visible",
     "webhook_events_per_s": "webhooks",
     "webhook_ack_p99_ms": "webhooks",
     "webhook_outage_lost": "webhooks_outage",

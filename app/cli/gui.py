@@ -12,6 +12,9 @@ def run(
 ) -> int:
     """The window, on the embedded sandbox in a child process of its own, or on the server
     that ``--base-url``/``--profile`` name (its sign-in asked for)."""
+    from app.core.gc_pause import pause_for_start
+
+    pause_for_start()  # until the first page is shown (MainWindow.connect_backend)
     stops: list[Callable[[], None]] = []
     if any(part is not None for part in (base_url, gateway_url, profile)):
         sandbox = None

@@ -32,3 +32,29 @@ def gc_paused() -> Iterator[None]:
         _pauses -= 1
         if _pauses == 0 and _was_enabled:
             gc.enable()
+
+
+_starting = False
+
+
+def pause_for_start() -> None:
+    """The window's start makes some 300,000 objects that live as long as it does (modules,
+    classes, Qt's wrappers) and frees almost none in cycles: woken every 700 allocations, the
+    collector walked them over and over, 10% of the time to the first page. Paused until
+    ``started()``."""
+    global _starting
+    if gc.isenabled() and _pauses == 0:
+        gc.disable()
+        _starting = True
+
+
+def started() -> None:
+    """The start is over: its few cycles are collected, what it made is moved out of the
+    collector's reach for good (later full collections, each a stall of the GUI, no longer
+    walk it) and the collector resumes."""
+    global _starting
+    if _starting:
+        _starting = False
+        gc.collect()
+        gc.freeze()
+        gc.enable()

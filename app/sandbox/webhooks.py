@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime as dt
+import functools
 import json
 import logging
 import secrets
@@ -25,8 +26,6 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-import certifi
-import httpx
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from starlette.requests import Request
@@ -103,14 +102,6 @@ class Delivery:
 class Emitter:
     def __init__(self, scheduler: Scheduler, bank: Bank) -> None:
         self.scheduler = scheduler
-        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.public_pem = (
-            self.key.public_key()
-            .public_bytes(
-                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-            )
-            .decode()
-        )
         self.settings = RetrySettings()
         self.subscriptions: dict[str, Subscription] = {}
         self.deliveries: deque[Delivery] = deque(maxlen=DELIVERIES_KEPT)
@@ -120,6 +111,20 @@ class Emitter:
         self._pending = 0  # deliveries in the state "pending"
         self._tls: ssl.SSLContext | None = None  # made once: tens of ms of the loop each time
         bank.status_listeners.append(self.emit)
+
+    @functools.cached_property
+    def key(self) -> rsa.RSAPrivateKey:
+        """The signing key, made when first needed (20 to 60 ms: not on the way to the
+        sandbox's first answer)."""
+        return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+    @functools.cached_property
+    def public_pem(self) -> str:
+        public = self.key.public_key()
+        pem = public.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        return pem.decode()
 
     # -- events
 
@@ -199,6 +204,8 @@ class Emitter:
         """The trusted CAs, loaded once (a client per attempt loaded them each time, 40 ms
         of the loop's time: a burst of deliveries held every request up for seconds)."""
         if self._tls is None:
+            import certifi
+
             self._tls = ssl.create_default_context(cafile=certifi.where())
         return self._tls
 
@@ -218,6 +225,9 @@ class Emitter:
         return headers
 
     async def _attempt(self, delivery: Delivery) -> None:
+        # here, not at the top: the sandbox's first answer does not wait for httpx (14 ms)
+        import httpx
+
         if delivery.state != "pending":
             return
         settings = self.settings
@@ -312,6 +322,8 @@ def _retry_after(value: str) -> int:
 def _check_url(url: str) -> None:
     """An address deliveries can go to: http(s), a host, a port that is one, no spaces or
     control characters, and no user or password (deliveries carry no credentials)."""
+    import httpx
+
     if any(ch.isspace() or not ch.isprintable() for ch in url):
         raise Refusal("url: must not hold spaces or control characters")
     try:

@@ -48,6 +48,7 @@ def _short_pauses(monkeypatch) -> None:
 
     monkeypatch.setattr(account_chooser, "TYPING_PAUSE_S", 0.05)
     monkeypatch.setattr(form, "FEE_PAUSE_S", 0.02)
+    monkeypatch.setattr(form, "FEE_SPACING_S", 0.05)
     monkeypatch.setattr(form, "FOLLOW_MS", 50)
 
 

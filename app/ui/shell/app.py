@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import time
 from collections.abc import Callable
 from types import TracebackType
 
-from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication
 
 from app.ui.shell.errors import ErrorPresenter
 from app.ui.shell.event_loop import new_event_loop
+from app.ui.shell.first_paint import FirstPaintReporter, UsableReporter
 from app.ui.shell.main_window import Backend, MainWindow
 
 log = logging.getLogger("partner_desk.ui")
@@ -48,50 +48,6 @@ def install_excepthook(app: QApplication, presenter: ErrorPresenter) -> None:
         presenter.show(error)
 
     sys.excepthook = hook
-
-
-class FirstPaintReporter(QObject):
-    """Prints the time of the window's first paint (for the startup benchmark)."""
-
-    def __init__(self, window: QWidget, then: Callable[[], object]) -> None:
-        super().__init__(window)
-        self._then = then
-        self._done = False
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
-        if not self._done and event.type() == QEvent.Type.Paint:
-            self._done = True
-            print(f"shown {time.time():.6f}", flush=True)
-            QTimer.singleShot(0, self._then)
-        return False
-
-
-class UsableReporter(QObject):
-    """Prints the time the Clients table first paints rows (for the startup benchmark): the
-    moment a person can use the window, not its first frame."""
-
-    def __init__(self, window: MainWindow, then: Callable[[], object]) -> None:
-        super().__init__(window)
-        self._then = then
-        self._done = False
-        window.area_built.connect(self._watch)
-
-    def _watch(self, area: object) -> None:
-        from app.ui.clients import ClientsArea
-
-        if isinstance(area, ClientsArea):
-            self._table = area.view.table
-            self._table.viewport().installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
-        if self._done or event.type() != QEvent.Type.Paint:
-            return False
-        model = self._table.model()
-        if model is not None and model.rowCount() > 0:
-            self._done = True
-            print(f"usable {time.time():.6f}", flush=True)
-            QTimer.singleShot(0, self._then)
-        return False
 
 
 def run_gui(
@@ -133,7 +89,7 @@ def run_gui(
     if os.environ.get(USABLE_ENV):
         # for the startup benchmark: say when the first paint and the first clients are
         # painted, then close the window
-        UsableReporter(window, then=window.close)
+        UsableReporter(window, window.area_built, then=window.close)
         window.installEventFilter(FirstPaintReporter(window, then=lambda: None))
     elif os.environ.get(SHOWN_ENV):
         # for the startup benchmark: say when the window is first painted, then close it

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QSettings, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -23,10 +23,12 @@ from PySide6.QtWidgets import (
 
 from app.api.credentials import Credentials
 from app.api.errors import ApiConnectionError, ApiError
+from app.core import gc_pause
 from app.ui.common.names import named
 from app.ui.connection.profiles import SANDBOX, SANDBOX_PASSWORD, SANDBOX_PROFILE, ProfileStore
 from app.ui.shell.areas import AREAS, Area, AreaContext, AreaSpec
 from app.ui.shell.errors import ErrorPresenter
+from app.ui.shell.first_paint import AfterFirstPaint
 from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
@@ -49,21 +51,6 @@ class Backend:
     start: Callable[[], str]  # blocking; run off the GUI thread
     # started ahead of need, it is stopped when the window signs in elsewhere (blocking)
     stop: Callable[[], None] = lambda: None
-
-
-class _AfterFirstPaint(QObject):
-    """Runs ``then`` once the window has painted for the first time."""
-
-    def __init__(self, window: QWidget, then: Callable[[], None]) -> None:
-        super().__init__(window)
-        self._then = then
-        window.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's API
-        if event.type() == QEvent.Type.Paint:
-            watched.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)  # after this paint is done
-        return False
 
 
 class MainWindow(QMainWindow):
@@ -119,7 +106,7 @@ class MainWindow(QMainWindow):
         # package and widgets cost a fifth of the start, and the frame can show without them
         self._starting = True
         self.navigation.setCurrentRow(0)
-        self._first_paint = _AfterFirstPaint(self, self._finish_start)
+        self._first_paint = AfterFirstPaint(self, self._finish_start)
 
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -313,8 +300,15 @@ class MainWindow(QMainWindow):
     async def connect_backend(self) -> None:
         """Sign in with the last profile: the embedded sandbox at once, a server through the
         sign-in dialog (its password from the keyring)."""
-        if self.profiles.last != SANDBOX:
+        try:
+            await self._connect_last_profile()
+        finally:
+            # the version once the first page is shown: the metadata lookup costs 20 ms
             self._title_with_version()
+            gc_pause.started()
+
+    async def _connect_last_profile(self) -> None:
+        if self.profiles.last != SANDBOX:
             import asyncio  # here, not at the top: the window shows before asyncio loads
 
             self.connection_label.setText(f"{self.profiles.last}: sign in to connect")
@@ -327,8 +321,6 @@ class MainWindow(QMainWindow):
         except ApiError as exc:
             self.signed_in_label.setText("Not signed in")
             self.presenter.show(exc, lambda: self.tasks.spawn(self.connect_backend()))
-        # the version once the first page is shown: the metadata lookup costs 20 ms
-        self._title_with_version()
 
     async def _url_of(self, profile: ServerProfile) -> str:
         if not profile.is_sandbox:
@@ -374,8 +366,8 @@ class MainWindow(QMainWindow):
             load = area.signed_in()
             if load is not None:
                 loads.append(load)
-        await self.check_health()
         await asyncio.gather(*loads)
+        await self.check_health()  # after the first pages: they are what a person waits for
         if session.events.sandbox:  # once the first pages are painted: not needed for them
             await session.receive_events()
 

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import asyncio
@@ -140,3 +140,98 @@ class Debounce:
         await asyncio.sleep(self.seconds)
         self._pause = None
         self._action()
+
+
+class LiveCall:
+    """Keeps an answer up to date with input as it is typed: ``call`` is made once the input
+    has paused for ``pause`` seconds and, while the typing goes on, at most once every
+    ``spacing`` seconds; one at a time — input that changes while a call is on its way is
+    asked for once it has answered. At a person's pace (a key every 120 ms, with 0.09 s and
+    0.3 s) that is a call every third key and one 0.09 s after the last: the answer shows
+    soon after the typing stops, with four calls for ten keys. ``call`` returns what to
+    await (the call and the showing of its answer), or None when there is nothing to ask.
+    The work is a task of the group: a window waiting for its calls (its ``idle``) waits
+    for the answer to the last input."""
+
+    def __init__(
+        self,
+        tasks: TaskGroup,
+        pause: float,
+        spacing: float,
+        call: Callable[[], Awaitable[None] | None],
+        *,
+        clock: Clock | None = None,
+    ) -> None:
+        self._tasks = tasks
+        self.pause = pause
+        self.spacing = spacing
+        self._call = call
+        self._clock = clock
+        self._due: float | None = None  # when the next call is to be made
+        self._started = float("-inf")  # when the last call was made
+        self._worker: asyncio.Task[None] | None = None
+        self.in_flight = False
+        self.calls = 0
+
+    def changed(self) -> None:
+        """The input changed: a call for it is due after the pause, and not before the
+        spacing since the last call has passed."""
+        now = (self._clock or _LoopClock()).now()
+        self._due = max(now + self.pause, self._started + self.spacing)
+        if self._worker is None:
+            self._worker = self._tasks.spawn(self._work())
+
+    def stop(self) -> None:
+        self._due = None
+        if self._worker is not None:
+            self._worker.cancel()
+            self._worker = None
+
+    @property
+    def pending(self) -> bool:
+        """A call is due or on its way."""
+        return self._worker is not None
+
+    async def _work(self) -> None:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        clock = self._clock or _LoopClock()
+        try:
+            while self._due is not None:
+                wait = self._due - clock.now()
+                if wait > 0:
+                    await clock.sleep(wait)  # the due time may have moved on meanwhile
+                    continue
+                self._due = None
+                answered = self._call()
+                if answered is not None:  # a call made: the spacing counts from here
+                    self._started = clock.now()
+                    self.calls += 1
+                    self.in_flight = True
+                    try:
+                        await answered
+                    finally:
+                        self.in_flight = False
+        finally:
+            if self._worker is asyncio.current_task():
+                self._worker = None
+
+
+class Clock(Protocol):
+    """The time a LiveCall keeps: the event loop's, or a test's own."""
+
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class _LoopClock:
+    def now(self) -> float:
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        return asyncio.get_running_loop().time()
+
+    async def sleep(self, seconds: float) -> None:
+        import asyncio
+
+        await asyncio.sleep(seconds)

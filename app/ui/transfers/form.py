@@ -53,17 +53,21 @@ from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed as confirmed_by_user
-from app.ui.shell.tasks import Debounce
+from app.ui.shell.tasks import LiveCall
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Coroutine
     from typing import Any
 
     from app.api.action import ActionKey
     from app.api.banking import FeeQuote
     from app.api.banking.transfers import Transfer
 
-FEE_PAUSE_S = 0.25  # typing stopped this long: the fee is asked
+# the fee is asked once typing pauses this long, and while it goes on at most this often:
+# at a person's pace (a key every 120 ms) a call every third key and one 0.09 s after the last
+FEE_PAUSE_S = 0.09
+FEE_SPACING_S = 0.3
 FOLLOW_MS = 1000  # how often a transfer in progress is asked about
 
 
@@ -84,7 +88,6 @@ class TransferDialog(NamedDialog):
         self.client_id = client_id
         self.account_id = account_id
         self.draft = TransferDraft(client_id, account_id, kind)
-        self._fee_task: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._sending = False
         self._filling = False  # the draft's own fills are being shown: not the user's typing
@@ -156,7 +159,7 @@ class TransferDialog(NamedDialog):
         footer.addWidget(self.buttons)
         layout.addLayout(footer)
 
-        self._fee_pause = Debounce(self._tasks, FEE_PAUSE_S, self.ask_fee)
+        self.live_fee = LiveCall(self._tasks, FEE_PAUSE_S, FEE_SPACING_S, self.ask_fee)
         self._follow_timer = QTimer(self)
         self._follow_timer.setInterval(FOLLOW_MS)
         self._follow_timer.timeout.connect(self._follow)
@@ -259,22 +262,23 @@ class TransferDialog(NamedDialog):
     def _fee_input_changed(self) -> None:
         """Anything the fee depends on changed: the fee shown is no longer right, and the
         question goes out once the typing stops."""
+        # an answer on its way is for older input: it ends unseen (the draft drops it), and
+        # the call for this input follows it, never beside it
         self.draft.fee_inputs_changed()
-        if self._fee_task is not None and not self._fee_task.done():
-            self._fee_task.cancel()  # a newer input: the answer in flight is not wanted
         self.fee.setStyleSheet("")
         self.fee.setText("Fee: …")
         self._show_total()
-        self._fee_pause.restart()
+        self.live_fee.changed()
 
-    def ask_fee(self) -> None:
-        """The pause in typing ran out: ask for the fee of what the form holds now."""
+    def ask_fee(self) -> Coroutine[Any, Any, None] | None:
+        """The fee of what the form holds now, to be asked and shown; None (and why, said)
+        while the form cannot say it."""
         self._read()
         parameters = self.draft.fee_parameters()
         if parameters is None:
             self.fee.setText("Fee: enter the amount and the recipient to see it")
-            return
-        self._fee_task = self._tasks.spawn(self._fee(parameters))
+            return None
+        return self._fee(parameters)
 
     async def _fee(self, parameters: dict[str, Any]) -> None:
         try:
@@ -427,9 +431,7 @@ class TransferDialog(NamedDialog):
 
     def done(self, result: int) -> None:
         self._follow_timer.stop()
-        self._fee_pause.stop()
-        if self._fee_task is not None:
-            self._fee_task.cancel()
+        self.live_fee.stop()
         super().done(result)
 
 

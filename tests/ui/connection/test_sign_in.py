@@ -270,3 +270,20 @@ def test_a_profile_has_its_own_gateway_url(qtbot, qloop, sandbox, settings, open
     assert gateway.transport.base_url == f"{sandbox.url}/gateway"
     taxes = run_on(qloop, gateway.list_taxes())
     assert isinstance(taxes, list)
+
+
+def test_the_gateway_client_is_made_when_first_used_and_logs_its_exchanges(
+    qtbot, qloop, sandbox, open_window
+):
+    """Signing in does not make the gateway's client (its package is not on the way to the
+    first page); the first use makes it, with the request log listening, and closing the
+    session closes it."""
+    window = open_window(sandbox.url)
+    session = window.session
+    assert session._gateway is None
+    logged = window.request_log.model.rowCount()
+    run_on(qloop, session.gateway.list_taxes())
+    assert session.gateway is session.gateway
+    assert window.request_log.model.rowCount() == logged + 1
+    run_on(qloop, session.aclose())
+    assert session.gateway.transport._client.is_closed

@@ -1,6 +1,7 @@
 """The Transfers area against the sandbox: the live fee, one transfer per form whatever
 happens, every limit checked as typed, following a transfer until it is done."""
 
+import datetime as dt
 import uuid
 
 import pytest
@@ -127,7 +128,7 @@ def test_the_fee_and_total_follow_what_is_typed_for_each_kind(
     assert not dialog.isVisible()
 
 
-def test_an_answer_for_older_input_is_never_shown(
+def test_an_answer_for_older_input_is_never_shown_and_one_call_at_a_time(
     qtbot, qloop, sandbox, settings, open_window, admin
 ):
     client_id, account_id, _other = new_account(qloop, sandbox.url)
@@ -135,19 +136,32 @@ def test_an_answer_for_older_input_is_never_shown(
     dialog = form_for(area, client_id, account_id)
     fill(dialog, {**SEPA, "amount": "100"})
     fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")
+    calls = dialog.live_fee.calls
     # the next fee answer comes slowly; meanwhile the amount changes again
     admin.post(
         "/_sandbox/faults",
         json={"mode": "delay", "delay_ms": 1500, "count": 1, "path_contains": "/sepa/fee"},
     )
-    quick_task = dialog._fee_task
     fill(dialog, {"amount": "15000"})  # fee 5.50, asked slowly
-    run_on(qloop, until(lambda: dialog._fee_task is not quick_task))  # asked: held 1.5 s
-    slow_task = dialog._fee_task
+    run_on(qloop, until(lambda: dialog.live_fee.in_flight))  # asked: held 1.5 s
     fill(dialog, {"amount": "20000"})  # fee 10.50, the newest input
+    assert dialog.fee.text() == "Fee: …"
     fee_shown(qloop, window, dialog, "Fee: 10.50 EUR")  # every call of the window ended
-    assert slow_task.done()
     assert dialog.fee.text() == "Fee: 10.50 EUR"  # never the 5.50 of the older input
+    assert dialog.live_fee.calls == calls + 2  # the newest asked once the slow one answered
+    fee_calls = [
+        each
+        for each in admin.get("/_sandbox/requests").json()
+        if each["path"].endswith("/sepa/fee")
+    ]
+    # one at a time: the newest reached the sandbox once the slow one was answered (the
+    # journal notes each call when it is answered, with its time taken; to the millisecond)
+    slow, newest = fee_calls[-2], fee_calls[-1]
+    slow_answered = dt.datetime.fromisoformat(slow["time"])
+    newest_received = dt.datetime.fromisoformat(newest["time"]) - dt.timedelta(
+        milliseconds=newest["ms"]
+    )
+    assert newest_received >= slow_answered - dt.timedelta(milliseconds=1)
     dialog.done(0)
 
 

@@ -20,6 +20,7 @@ from app.api.errors import (
 )
 from app.api.http import RetryPolicy
 from app.api.profile import Profile
+from tests.certificates import make_ca
 from tests.conftest import make_client, run
 
 ERROR = {"failure_message": "Bad things", "detail": {"error_id": "E-1", "title": "Oops"}}
@@ -298,34 +299,9 @@ def test_bad_statement_answers_are_response_validation_errors(content, message):
         statement_of(content)
 
 
-def make_ca(path):
-    import datetime as dt
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Test CA")])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(1)
-        .not_valid_before(now)
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-
-
 def test_a_ca_bundle_adds_to_the_system_cas_and_verification_stays_on(tmp_path):
     bundle = tmp_path / "ca.pem"
-    make_ca(bundle)
+    make_ca(bundle, "Test CA")
     transport = banking_transport(
         Profile("https://bank.example", "u", "p", "PC", verify=str(bundle))
     )
