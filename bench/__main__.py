@@ -33,6 +33,8 @@ ALIASES = {
     "statement_1m_max_stall_ms": "statement_1m",
     "statement_1m_peak_rss_mb": "statement_1m",
     "fee_visible_p50_ms": "fee_visible",
+    "webhook_ratio_to_floor": "webhooks",
+    "webhook_ratio_to_floor_pg": "webhooks",
     "webhook_events_per_s": "webhooks",
     "webhook_ack_p99_ms": "webhooks",
     "webhook_outage_lost": "webhooks_outage",

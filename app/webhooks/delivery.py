@@ -114,7 +114,8 @@ def check(
         raise Rejected(400, f"The body is not UTF-8 JSON: {str(exc)[:120]}") from None
     if not isinstance(body, dict):
         raise Rejected(400, "The body must be a JSON object")
-    _check_text(body)
+    if _SURROGATE_ESCAPE.search(text):  # UTF-8 holds none: only an escape can make one
+        _check_text(body)
     event_id = _text(body, "event_id", 36)
     if not wh.UUID.fullmatch(event_id) or event_id[14] != "7" or event_id[19] not in "89ab":
         raise Rejected(400, "event_id: must be a UUID version 7 in lower-case hex")
@@ -164,6 +165,7 @@ def _finite(text: str) -> float:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _check_text(value: Any, where: str = "body") -> None:

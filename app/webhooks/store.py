@@ -112,6 +112,49 @@ def _row(event: Event) -> tuple[Any, ...]:
     )
 
 
+def _upsert(mark: str, rows: int, stored: str) -> str:
+    """One statement for ``rows`` events: each new event inserted, each known one counted as
+    a duplicate; it returns each event_id with whether it was new (``stored``)."""
+    one = f"({', '.join(mark for _ in COLUMNS[:-1])})"
+    return (
+        f"INSERT INTO webhook_events ({', '.join(COLUMNS[:-1])}) "  # noqa: S608 - constant names; values are bound
+        f"VALUES {', '.join(one for _ in range(rows))} "
+        "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
+        f"RETURNING event_id, {stored}"
+    )
+
+
+def _rounds(events: Sequence[Event]) -> list[list[int]]:
+    """The batch's positions in rounds in which no event_id occurs twice (one statement may
+    not both insert a row and count it as a duplicate): an id's first occurrence in the
+    first round, its second in the next, and so on."""
+    rounds: list[list[int]] = []
+    seen: dict[str, int] = {}
+    for index, event in enumerate(events):
+        occurrence = seen.get(event.event_id, 0)
+        seen[event.event_id] = occurrence + 1
+        if occurrence == len(rounds):
+            rounds.append([])
+        rounds[occurrence].append(index)
+    return rounds
+
+
+Rows = Callable[[str, list[Any]], list[Any]]
+
+
+def _write_batch(events: Sequence[Event], run: Rows, mark: str, stored: str) -> list[bool]:
+    """Whether each event was new, the batch written with one statement a round (a statement
+    per event cost a round trip, or a call into the database, each)."""
+    results = [False] * len(events)
+    for positions in _rounds(events):
+        values = [value for index in positions for value in _row(events[index])]
+        answer = run(_upsert(mark, len(positions), stored), values)
+        new = {str(event_id) for event_id, was_new in answer if was_new}
+        for index in positions:
+            results[index] = events[index].event_id in new
+    return results
+
+
 def _event(row: Sequence[Any]) -> Event:
     values = dict(zip(COLUMNS, row, strict=True))
     values["headers"] = json.loads(values["headers"])
@@ -156,24 +199,13 @@ class SqliteStore:
         return str(self.path)
 
     def add(self, events: Sequence[Event]) -> list[bool]:
-        placeholders = ", ".join("?" for _ in range(len(COLUMNS) - 1))
-        insert = (
-            f"INSERT OR IGNORE INTO webhook_events ({', '.join(COLUMNS[:-1])}) "  # noqa: S608 - constant names; values are bound
-            f"VALUES ({placeholders})"
-        )
-        results = []
+        def run(sql: str, values: list[Any]) -> list[Any]:
+            return self._db.execute(sql, values).fetchall()
+
         with self._lock, _sqlite_unavailable(self.path):
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for event in events:
-                    stored = self._db.execute(insert, _row(event)).rowcount == 1
-                    if not stored:
-                        self._db.execute(
-                            "UPDATE webhook_events SET duplicates = duplicates + 1 "
-                            "WHERE event_id = ?",
-                            (event.event_id,),
-                        )
-                    results.append(stored)
+                results = _write_batch(events, run, "?", "duplicates = 0")
                 self._db.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):  # a failed BEGIN left none to end
@@ -281,19 +313,11 @@ class PostgresStore:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def add(self, events: Sequence[Event]) -> list[bool]:
-        placeholders = ", ".join("%s" for _ in range(len(COLUMNS) - 1))
-        insert = (
-            f"INSERT INTO webhook_events ({', '.join(COLUMNS[:-1])}) VALUES ({placeholders}) "  # noqa: S608 - constant names; values are bound
-            "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
-            "RETURNING (xmax = 0)"
-        )
-
         def write(db: Any) -> list[bool]:
-            results = []
-            for event in events:
-                row = db.execute(insert, _row(event)).fetchone()
-                results.append(bool(row and row[0]))
-            return results
+            def run(sql: str, values: list[Any]) -> list[Any]:
+                return list(db.execute(sql, values).fetchall())
+
+            return _write_batch(events, run, "%s", "(xmax = 0)")
 
         return self._run(write)
 

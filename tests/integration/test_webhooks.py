@@ -77,6 +77,45 @@ def test_a_delivery_is_stored_once_and_a_duplicate_is_counted(receiver, store):
     assert event.signature_verified and event.headers["user-agent"] == wh.USER_AGENT
 
 
+def stored_event(body: dict[str, Any]) -> Any:
+    from app.webhooks.delivery import check
+
+    headers, raw = delivery(body, signed=False)
+    lower = {name.lower(): value for name, value in headers.items()}
+    return check(lower, raw, None, dt.datetime.now(dt.UTC))
+
+
+def test_a_batch_with_an_event_repeated_stores_it_once_and_counts_each_repeat(store):
+    first, second, known = (stored_event(event_body()) for _ in range(3))
+    assert store.add([known]) == [True]
+    outcome = store.add([first, known, first, second, first, known])
+    assert outcome == [True, False, False, True, False, False]
+    counted = {event.event_id: event.duplicates for event in store.list()}
+    assert counted == {first.event_id: 2, second.event_id: 0, known.event_id: 2}
+
+
+def test_concurrent_deliveries_with_repeats_are_each_stored_once(receiver, store):
+    bodies = [event_body() for _ in range(40)]
+    sent = bodies + bodies[:10]  # ten of them twice, at the same time as the rest
+
+    async def deliver_all() -> list[httpx.Response]:
+        async with httpx.AsyncClient(timeout=30) as client:
+
+            async def one(body: dict[str, Any]) -> httpx.Response:
+                headers, raw = delivery(body)
+                return await client.post(receiver, content=raw, headers=headers)
+
+            return await asyncio.gather(*(one(body) for body in sent))
+
+    answers = asyncio.run(deliver_all())
+    assert {answer.status_code for answer in answers} == {200}
+    results = [answer.json()["result"] for answer in answers]
+    assert results.count("stored") == 40 and results.count("duplicate") == 10
+    counted = {event.event_id: event.duplicates for event in store.list()}
+    assert sorted(counted) == sorted(body["event_id"] for body in bodies)
+    assert sum(counted.values()) == 10
+
+
 def test_events_are_listed_by_occurred_at_whatever_their_arrival(receiver, store):
     base = dt.datetime(2026, 5, 1, 12, tzinfo=dt.UTC)
     later = event_body(moment=base + dt.timedelta(seconds=5), status="active")

@@ -116,6 +116,8 @@ def test_timestamp_formats_and_filters():
         (b'{"a": 1e999}', "too large a number"),
         (b'{"event_id": "x", "event_id": "y"}', "appears twice"),
         (b'{"data": {"id": "\\ud800"}}', "not valid Unicode"),
+        (b'{"data": {"id": "\\uDBFF"}}', "not valid Unicode"),
+        (b'{"data": {"\\udc00": "x"}}', "a property name is not valid Unicode"),
     ],
 )
 def test_what_json_does_not_allow_or_cannot_mean_one_thing_is_refused(raw_body, reason):
@@ -123,6 +125,12 @@ def test_what_json_does_not_allow_or_cannot_mean_one_thing_is_refused(raw_body, 
     with pytest.raises(Rejected) as error:
         check(lower(head), raw, None, NOW)
     assert error.value.status == 400 and reason in error.value.reason
+
+
+def test_a_pair_of_surrogate_escapes_is_one_character_and_accepted():
+    body = event_body(data_id="smile")
+    head, raw = delivery(json.dumps(body).replace("smile", "\\ud83d\\ude00").encode(), signed=False)
+    assert check(lower(head), raw, None, NOW).data_id == "\U0001f600"
 
 
 def test_event_id_must_be_a_version_7_uuid():
