@@ -3,7 +3,10 @@ window runs it, in a child process) and its busy 1,000,000-record account (the s
 on its own, `partner-desk sandbox`); either way the peak memory is the app's process alone.
 Each run measures the time to all rows in the view, the longest GUI stall meanwhile (a 16 ms
 timer's lateness) and the process's peak memory; the million-row run then also sorts by
-amount, searches, clears the search and exports the CSV, measuring each and its longest stall."""
+amount, searches, clears the search and exports the CSV, measuring each and its longest stall,
+and sets each beside its peer measured just before against the same sandbox
+(bench/statement_peers.py): the ratios to a minimal reader, to curl, to sorted(), to a plain
+scan and to the csv writer."""
 
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench import statement_peers
+
+SEARCHED = "maxima"  # the text the million-row search looks for
 
 SCRIPT = """
 import asyncio, json, resource, sys, time
@@ -83,7 +90,7 @@ async def main():
     if rows >= 1_000_000:
         await timed("sort", lambda: view.table.sortByColumn(2, Qt.SortOrder.AscendingOrder),
                     lambda: not view.model.busy)
-        await timed("search", lambda: view.search.setText("maxima"),
+        await timed("search", lambda: view.search.setText(sys.argv[5]),
                     lambda: not view.model.busy)
         figures["search_rows"] = view.model.rowCount()
         await timed("search_cleared", view.search.clear, lambda: not view.model.busy)
@@ -108,7 +115,7 @@ def _measure(url: str, account_index: int, rows: int) -> dict[str, float]:
         env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
         command = [sys.executable, "-c", SCRIPT, str(Path(folder) / "settings.ini")]
         result = subprocess.run(
-            [*command, url, str(account_index), str(rows)],
+            [*command, url, str(account_index), str(rows), SEARCHED],
             capture_output=True,
             text=True,
             env=env,
@@ -132,6 +139,27 @@ def run_100k() -> list[dict[str, object]]:
     return _figures("statement_100k", _measure("embedded", 0, 100_000))
 
 
+def _ratios(app: dict[str, float], peers: dict[str, float]) -> list[dict[str, object]]:
+    """Each of the window's figures over its peer's, with both beside the ratio."""
+    pairs = [
+        ("statement_1m_ratio_to_reader", "shown_s", "reader_s", "reader_s"),
+        ("statement_1m_ratio_to_curl", "shown_s", "curl_s", "curl_s"),
+        ("statement_1m_sort_ratio_to_sorted", "sort_s", "sorted_s", "sorted_s"),
+        ("statement_1m_search_ratio_to_scan", "search_s", "scan_s", "scan_s"),
+        ("statement_1m_export_ratio_to_csv", "export_s", "csv_s", "csv_writer_s"),
+    ]
+    return [
+        {
+            "name": name,
+            "value": round(app[mine] / peers[theirs], 2),
+            "unit": "ratio",
+            "app_s": round(app[mine], 3),
+            shown_as: round(peers[theirs], 3),
+        }
+        for name, mine, theirs, shown_as in pairs
+    ]
+
+
 def run_1m() -> list[dict[str, object]]:
     partner_desk = str(Path(sys.executable).with_name("partner-desk"))
     sandbox = subprocess.Popen(
@@ -140,7 +168,14 @@ def run_1m() -> list[dict[str, object]]:
     try:
         assert sandbox.stdout is not None
         url = sandbox.stdout.readline().split()[-1]  # "Sandbox listening on http://…"
-        return _figures("statement_1m", _measure(url, 1, 1_000_000))
+        with tempfile.TemporaryDirectory() as folder:
+            peers = statement_peers.measure(url, SEARCHED, folder)
+        app = _measure(url, 1, 1_000_000)
+        if app["search_rows"] != peers["scan_rows"]:
+            raise RuntimeError(
+                f"the search found {app['search_rows']} rows, the plain scan {peers['scan_rows']}"
+            )
+        return _figures("statement_1m", app) + _ratios(app, peers)
     finally:
         sandbox.terminate()
         sandbox.wait(timeout=30)

@@ -1,0 +1,144 @@
+"""The peers of the million-row statement, each measured in the same run against the same
+sandbox: curl writing the answer to /dev/null; a minimal reader (httpx streaming the answer,
+msgspec decoding each part as it arrives, the values put into one list per field, no Qt);
+Python's `sorted()` over the amount column's values; a plain scan of the columns the window's search reads
+(each value lower-cased, the text looked for in it); and the standard `csv` writer writing
+the same rows, as text in lists, to a file in the same folder as the window's export."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# run in a process of its own, so that its memory and imports are not the window's
+PEERS = r"""
+import csv, json, operator, subprocess, sys, time
+from pathlib import Path
+import httpx, msgspec
+
+url, user, password, partner, needle = sys.argv[1:6]
+auth = (user, password)
+headers = {"x-partner-code": partner}
+client_id = "C0000001"
+accounts = httpx.get(f"{url}/v1/clients/{client_id}/accounts", auth=auth, headers=headers).json()
+items = accounts["items"] if isinstance(accounts, dict) else accounts
+account_id = items[1]["id"]
+statement = f"{url}/v1/clients/{client_id}/accounts/{account_id}/statement"
+query = "?date_from=2000-01-01&date_to=2100-01-01"
+figures = {}
+
+started = time.perf_counter()
+subprocess.run(
+    ["curl", "--silent", "--fail", "--output", "/dev/null", "--user", f"{user}:{password}",
+     "--header", f"x-partner-code: {partner}", statement + query],
+    check=True,
+)
+figures["curl_s"] = time.perf_counter() - started
+
+
+class Record(msgspec.Struct, gc=False):
+    id: str
+    booking_date: str
+    type: str
+    direction: str
+    amount: int
+    currency: str
+    description: str
+    balance_after: int
+    counterparty_name: str | None = None
+    counterparty_account: str | None = None
+    reference: str | None = None
+
+
+FIELDS = Record.__struct_fields__
+decoder = msgspec.json.Decoder(list[Record])
+getters = [operator.attrgetter(name) for name in FIELDS]
+lists = [[] for _ in FIELDS]
+
+
+def take(piece):
+    records = decoder.decode(piece)
+    for values, get in zip(lists, getters):
+        values.extend(map(get, records))
+
+
+# decoded as it arrives: the records up to the last "},{" of what came, the rest kept
+started = time.perf_counter()
+rest = b""
+with httpx.stream("GET", statement + query, auth=auth, headers=headers, timeout=600) as answer:
+    answer.raise_for_status()
+    for chunk in answer.iter_bytes():
+        rest += chunk
+        cut = rest.rfind(b"},{")
+        if cut < 0:
+            continue
+        piece, rest = rest[: cut + 1], rest[cut + 2 :]
+        take(piece + b"]" if piece.startswith(b"[") else b"[" + piece + b"]")
+take(rest if rest.lstrip().startswith(b"[") else b"[" + rest)
+columns = dict(zip(FIELDS, lists))
+figures["reader_s"] = time.perf_counter() - started
+figures["rows"] = len(columns["id"])
+
+amounts = columns["amount"]
+started = time.perf_counter()
+sorted(amounts)
+figures["sorted_s"] = time.perf_counter() - started
+
+searched = [columns[name] for name in
+            ("id", "description", "reference", "type", "currency", "counterparty_name",
+             "counterparty_account", "booking_date")]
+started = time.perf_counter()
+found = [row for row in range(len(amounts))
+         if any(needle in (column[row] or "").lower() for column in searched)]
+figures["scan_s"] = time.perf_counter() - started
+figures["scan_rows"] = len(found)
+
+def major(minor):
+    sign = "-" if minor < 0 else ""
+    units, cents = divmod(abs(minor), 100)
+    return f"{sign}{units}.{cents:02d}"
+
+rows = [
+    (columns["booking_date"][row], columns["type"][row], major(amounts[row]),
+     columns["currency"][row], columns["description"][row],
+     columns["counterparty_name"][row] or "", columns["counterparty_account"][row] or "",
+     columns["reference"][row] or "", major(columns["balance_after"][row]))
+    for row in range(len(amounts))
+]
+target = Path(sys.argv[6]) / "peer.csv"
+started = time.perf_counter()
+with target.open("w", encoding="utf-8-sig", newline="") as handle:
+    writer = csv.writer(handle)
+    writer.writerow(["Date", "Type", "Amount", "Currency", "Description", "Counterparty",
+                     "Counterparty account", "Reference", "Balance"])
+    writer.writerows(rows)
+figures["csv_s"] = time.perf_counter() - started
+target.unlink()
+print(json.dumps(figures), flush=True)
+"""
+
+
+def measure(url: str, needle: str, folder: str) -> dict[str, float]:
+    """The peers' figures against the sandbox at ``url`` (the demo user's busy account)."""
+    from app.ui.connection.profiles import SANDBOX_PARTNER_CODE, SANDBOX_PASSWORD, SANDBOX_USER
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PEERS,
+            url,
+            SANDBOX_USER,
+            SANDBOX_PASSWORD,
+            SANDBOX_PARTNER_CODE,
+            needle,
+            folder,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    return figures
