@@ -1,9 +1,10 @@
 """The peers of the million-row statement, each measured in the same run against the same
 sandbox: curl writing the answer to /dev/null; a minimal reader (httpx streaming the answer,
 msgspec decoding each part as it arrives, the values put into one list per field, no Qt);
-Python's `sorted()` over the amount column's values; a plain scan of the columns the window's search reads
-(each value lower-cased, the text looked for in it); and the standard `csv` writer writing
-the same rows, as text in lists, to a file in the same folder as the window's export."""
+Python's `sorted()` over the amount column's values; a plain scan of the columns the
+window's search reads (each value lower-cased, the text looked for in it); and the standard
+`csv` writer writing the same rows, as text in lists, to a file in the same folder as the
+window's export."""
 
 from __future__ import annotations
 
