@@ -6,6 +6,7 @@ One line per check; exit 0 when all pass."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,7 @@ def main() -> int:
     errors = [line for line in err.splitlines() if line and not any(h in line for h in HARMLESS)]
     report(alive and not errors, "window", "ran 8 s offscreen" if not errors else errors[0][:200])
     # the window starts its sandbox as a child of the frozen program, then signs in to it
-    signed_in = "GET /v1/clients -> 200" in err
+    signed_in = re.search(r"GET /v[12]/clients -> 200", err) is not None
     report(signed_in, "sandbox", "the window signed in to its sandbox" if signed_in else err[-200:])
     files = [p for p in BUILT.rglob("*") if p.is_file() and not p.is_symlink()]
     size = sum(path.stat().st_size for path in files) / 1e6
