@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # A spreadsheet runs a cell starting with one of these as a formula (OWASP CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -18,3 +19,11 @@ def neutralise(cell: str) -> str:
 
 def neutralise_row(cells: tuple[str, ...] | list[str]) -> list[str]:
     return [neutralise(cell) for cell in cells]
+
+
+_FIRST = frozenset(_FORMULA_START)
+
+
+def neutralise_column(cells: Iterable[str]) -> list[str]:
+    """Many cells of one column neutralised (most start with none of the characters)."""
+    return [neutralise(cell) if cell[:1] in _FIRST else cell for cell in cells]

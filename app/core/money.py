@@ -6,6 +6,7 @@ Amounts never pass through float: text is parsed with Decimal and scaled exactly
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import cache
 
@@ -109,7 +110,15 @@ def plain_decimal(amount: int, currency: str) -> str:
 def decimal_text(amount: int, places: int) -> str:
     """Minor units with ``places`` decimals as a plain decimal: (-5, 2) -> "-0.05". Integer
     arithmetic: exact, and a million rows export in seconds, not tens of seconds."""
+    return decimal_texts([amount], places)[0]
+
+
+def decimal_texts(amounts: Iterable[int], places: int) -> list[str]:
+    """`decimal_text` of many amounts of one currency at once (a column of an export)."""
     if not places:
-        return str(amount)
-    whole, fraction = divmod(abs(amount), 10**places)
-    return f"{'-' if amount < 0 else ''}{whole}.{fraction:0{places}d}"
+        return [str(amount) for amount in amounts]
+    scale = 10**places
+    return [
+        f"{'-' if amount < 0 else ''}{abs(amount) // scale}.{abs(amount) % scale:0{places}d}"
+        for amount in amounts
+    ]

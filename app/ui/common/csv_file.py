@@ -54,9 +54,12 @@ async def write_csv(
     header: Sequence[str],
     rows: Iterator[tuple[str, ...]],
     progress: Callable[[int], object],
+    *,
+    neutralised: bool = False,
 ) -> int:
     """Write the rows; the number written. OSError is raised; on a cancel or any failure the
-    file chosen is as it was (absent, or the one it was to replace)."""
+    file chosen is as it was (absent, or the one it was to replace). Every cell a spreadsheet
+    would run as a formula is neutralised, unless the rows come ``neutralised`` already."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
     partial, descriptor = _partial_beside(path)
@@ -69,7 +72,7 @@ async def write_csv(
             # rows a little at a time until a slice is spent, then the window's turn
             this_slice = current_budget().slice()
             while chunk := list(itertools.islice(rows, CHUNK)):
-                writer.writerows(neutralise_row(row) for row in chunk)
+                writer.writerows(chunk if neutralised else map(neutralise_row, chunk))
                 written += len(chunk)
                 if this_slice.spent():
                     progress(written)

@@ -275,6 +275,7 @@ class StatementsArea:
                 COLUMNS,
                 view.model.export_rows(),
                 lambda done: view.status.setText(f"Exporting… {done:,} of {total:,} rows"),
+                neutralised=True,  # by export_rows, a column at a time
             )
         except asyncio.CancelledError:
             view.status.setText("Export cancelled.")

@@ -13,16 +13,16 @@ import datetime as dt
 import heapq
 from array import array
 from collections.abc import Callable, Generator, Iterator
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from app.api.banking.columns import StatementColumns
-from app.core.money import MoneyError, decimal_text, exponent
 from app.ui.common.formatting import money_text
 from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
+from app.ui.statements.export import export_chunks
 from app.ui.statements.search import Search
 
 if TYPE_CHECKING:
@@ -64,14 +64,6 @@ def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
         data.references[row],
         money_text(data.balances[row], currency),
     )
-
-
-def _places(currency: str) -> int | None:
-    """The currency's decimal places; None for one this desk does not know (minor units)."""
-    try:
-        return exponent(currency)
-    except MoneyError:
-        return None
 
 
 class StatementModel(ReadOnlyTableModel):
@@ -173,34 +165,9 @@ class StatementModel(ReadOnlyTableModel):
         return (format_cells(data, row) for row in array("I", self._order))
 
     def export_rows(self) -> Iterator[tuple[str, ...]]:
-        """The rows shown, in their order, as a spreadsheet reads them: the rows of the
-        moment (a later sort does not change the file), each day's date and each currency's
-        decimal places worked out once."""
-        data = self._data
-        days: dict[int, str] = {}
-        places: dict[int, int | None] = {}
-        currency_values = data.currencies.values
-        for row in array("I", self._order):
-            ordinal, code = data.days[row], data.currencies.codes[row]
-            day = days.get(ordinal)
-            if day is None:
-                day = days[ordinal] = dt.date.fromordinal(ordinal).isoformat()
-            if code not in places:
-                places[code] = _places(currency_values[code] or "")
-            currency = currency_values[code] or ""
-            decimals = places[code]
-            amount, balance = data.signed_amount(row), data.balances[row]
-            yield (
-                day,
-                data.types[row] or "",
-                str(amount) if decimals is None else decimal_text(amount, decimals),
-                currency,
-                data.descriptions[row],
-                data.counterparty_names[row] or "",
-                data.counterparty_accounts[row] or "",
-                data.references[row],
-                str(balance) if decimals is None else decimal_text(balance, decimals),
-            )
+        """The rows shown, in their order, as a spreadsheet reads them (neutralised): the
+        rows of the moment (a later sort does not change the file)."""
+        return chain.from_iterable(export_chunks(self._data, array("I", self._order)))
 
     # -- Qt
 

@@ -250,3 +250,37 @@ def test_rows_streaming_into_a_sorted_table_are_sorted_in_a_few_times_not_per_pi
     expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
     assert shown_references(model) == [r["reference"] for r in expected]
     assert len(arranged) <= 10  # 126 pieces, sorted in about log2(64) times
+
+
+def test_export_rows_across_chunks_and_currencies_are_each_rows_own(qapp, monkeypatch):
+    from app.ui.statements import export
+
+    monkeypatch.setattr(export, "CHUNK_ROWS", 3)  # chunks of one and of mixed currencies
+    model = StatementModel()
+    formula = record(5, 5, currency="EUR", text="=HYPERLINK(1)")
+    model.add_records(
+        [
+            record(1, 123_456, currency="EUR"),
+            record(2, 7, "credit", day=2, currency="JPY"),
+            record(3, 250, currency="XTS"),  # a code this desk does not know: minor units
+            record(4, 1, currency="EUR"),
+            {**formula, "counterparty_name": "+SUM(A1)", "reference": "@ref", "type": "-x"},
+            record(6, 100, "credit", day=3, currency="EUR"),
+            record(7, 99, "credit", currency="JPY"),
+        ]
+    )
+    rows = list(model.export_rows())
+    assert [(r[0], r[2], r[3], r[8]) for r in rows] == [
+        ("2024-01-01", "-1234.56", "EUR", "999.99"),
+        ("2024-01-02", "7", "JPY", "99998"),
+        ("2024-01-01", "-250", "XTS", "99997"),
+        ("2024-01-01", "-0.01", "EUR", "999.96"),
+        ("2024-01-01", "-0.05", "EUR", "999.95"),
+        ("2024-01-03", "1.00", "EUR", "999.94"),
+        ("2024-01-01", "99", "JPY", "99993"),
+    ]
+    assert rows[4][1] == "'-x" and rows[4][4] == "'=HYPERLINK(1)"
+    assert rows[4][5] == "'+SUM(A1)" and rows[4][7] == "'@ref"
+    assert rows[0][1] == "card" and rows[0][4] == "Shop" and rows[0][7] == ""
+    model.sort(AMOUNT)
+    assert [r[2] for r in model.export_rows()][:3] == ["-1234.56", "-0.05", "-0.01"]  # EUR first

@@ -1,0 +1,83 @@
+"""The statement's rows as its CSV file holds them, made a chunk of rows at a time and, within
+a chunk, a column at a time: each date, dictionary value (type, currency, counterparty) and
+currency's decimal places is worked out once, only free texts are checked for a formula row
+by row, and the csv writer gets whole rows ready (a row at a time, the work cost four times
+what writing it does)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from array import array
+from collections.abc import Iterator
+
+from app.api.banking.columns import DictionaryColumn, StatementColumns
+from app.core.csv_export import neutralise, neutralise_column
+from app.core.money import MoneyError, decimal_texts, exponent
+
+CHUNK_ROWS = 2048  # rows made at once: a few milliseconds of work
+
+
+def places_of(currency: str) -> int | None:
+    """The currency's decimal places; None for one this desk does not know (minor units)."""
+    try:
+        return exponent(currency)
+    except MoneyError:
+        return None
+
+
+def _safe_values(column: DictionaryColumn) -> list[str]:
+    """Each value of a dictionary column as a cell, neutralised once."""
+    return [neutralise(value or "") for value in column.values]
+
+
+def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tuple[str, ...]]]:
+    """The rows ``order`` names, in that order, as the export writes them: date, type, amount,
+    currency, description, counterparty, its account, reference, balance; amounts as plain
+    decimals of their currency, every cell a spreadsheet would run as a formula neutralised."""
+    currency_values = list(data.currencies.values)
+    places = [places_of(value or "") for value in currency_values]
+    currencies = [neutralise(value or "") for value in currency_values]
+    types = _safe_values(data.types)
+    names = _safe_values(data.counterparty_names)
+    accounts = _safe_values(data.counterparty_accounts)
+    days: dict[int, str] = {}
+    for low in range(0, len(order), CHUNK_ROWS):
+        rows = order[low : low + CHUNK_ROWS]
+        codes = [data.currencies.codes[row] for row in rows]
+        ordinals = [data.days[row] for row in rows]
+        for ordinal in set(ordinals).difference(days):
+            days[ordinal] = dt.date.fromordinal(ordinal).isoformat()
+        signed = [
+            amount if credit else -amount
+            for amount, credit in zip(
+                [data.amounts[row] for row in rows],
+                [data.credits[row] for row in rows],
+                strict=True,
+            )
+        ]
+        balances = [data.balances[row] for row in rows]
+        yield list(
+            zip(
+                [days[ordinal] for ordinal in ordinals],
+                [types[data.types.codes[row]] for row in rows],
+                _decimals(signed, codes, places),
+                [currencies[code] for code in codes],
+                neutralise_column([data.descriptions[row] for row in rows]),
+                [names[data.counterparty_names.codes[row]] for row in rows],
+                [accounts[data.counterparty_accounts.codes[row]] for row in rows],
+                neutralise_column([data.references[row] for row in rows]),
+                _decimals(balances, codes, places),
+                strict=True,
+            )
+        )
+
+
+def _decimals(amounts: list[int], codes: list[int], places: list[int | None]) -> list[str]:
+    """Each amount as a plain decimal of its row's currency (minor units for one unknown)."""
+    first = codes[0] if codes else 0
+    if codes.count(first) == len(codes):  # one currency: the whole column at once
+        return decimal_texts(amounts, places[first] or 0)
+    return [
+        decimal_texts([amount], places[code] or 0)[0]
+        for amount, code in zip(amounts, codes, strict=True)
+    ]
