@@ -26,7 +26,7 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -152,6 +152,25 @@ class TextColumn:
         offsets = self._offsets[piece]
         at = row - self._firsts[piece]
         return self._texts[piece][offsets[at] : offsets[at + 1]]
+
+    def texts_of(self, rows: array[int]) -> list[str]:
+        """The texts of many rows (None as an empty text): a run of consecutive rows is cut
+        from its piece's string without looking the piece up for each row."""
+        found: list[str] = []
+        if not rows:
+            return found
+        low, high = rows[0], rows[-1] + 1
+        if high - low == len(rows) and rows == array(rows.typecode, range(low, high)):
+            while low < high:  # piece by piece
+                piece = bisect.bisect_right(self._firsts, low) - 1
+                first = self._firsts[piece]
+                end = min(high, self._firsts[piece + 1] if piece + 1 < len(self._firsts) else high)
+                text, offsets = self._texts[piece], self._offsets[piece]
+                cuts = offsets[low - first : end - first + 1]
+                found += [text[start:stop] for start, stop in pairwise(cuts)]
+                low = end
+            return found
+        return [self[row] for row in rows]
 
     def rows_containing(self, needle: str, low: int, high: int) -> Iterator[int]:
         """The rows in low..high-1 whose text contains the (lower-case, non-empty) needle."""

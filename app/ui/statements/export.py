@@ -62,10 +62,10 @@ def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tu
                 [types[data.types.codes[row]] for row in rows],
                 _decimals(signed, codes, places),
                 [currencies[code] for code in codes],
-                neutralise_column([data.descriptions[row] for row in rows]),
+                neutralise_column(data.descriptions.texts_of(rows)),
                 [names[data.counterparty_names.codes[row]] for row in rows],
                 [accounts[data.counterparty_accounts.codes[row]] for row in rows],
-                neutralise_column([data.references[row] for row in rows]),
+                neutralise_column(data.references.texts_of(rows)),
                 _decimals(balances, codes, places),
                 strict=True,
             )

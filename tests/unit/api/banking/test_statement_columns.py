@@ -269,6 +269,27 @@ def test_free_text_is_found_within_one_value_never_across_two():
     assert list(column.rows_containing("i̇zmir", 0, 6)) == [2]  # lower case is longer
 
 
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [],
+        [0, 1, 2, 3, 4, 5, 6],  # every row, across the three pieces
+        [2, 3, 4],  # a run from one piece into the next
+        [5],
+        [3, 2, 1],  # the rows of a run, not in order
+        [6, 0, 4, 4],
+    ],
+)
+def test_the_texts_of_many_rows_are_each_rows_own(rows):
+    from array import array
+
+    column = TextColumn()
+    column.append(TextColumn.prepare(["Rent", "al car", "İzmir"], nullable=False))
+    column.append(TextColumn.prepare(["x", "Rental"], nullable=False))
+    column.append(TextColumn.prepare([None, "Ünï"], nullable=True))
+    assert column.texts_of(array("I", rows)) == [column[row] for row in rows]
+
+
 def test_the_collector_pauses_while_nested_and_resumes_after():
     assert gc.isenabled()
     with gc_paused():
