@@ -170,7 +170,17 @@ class TextColumn:
                 found += [text[start:stop] for start, stop in pairwise(cuts)]
                 low = end
             return found
-        return [self[row] for row in rows]
+        pieces = len(self._firsts)
+        start = stop = 0  # the rows of the piece last looked up
+        text, offsets = "", array("q")
+        for row in rows:  # in any order: the piece looked up only when it changes
+            if not start <= row < stop:
+                piece = bisect.bisect_right(self._firsts, row) - 1
+                start = self._firsts[piece]
+                stop = self._firsts[piece + 1] if piece + 1 < pieces else self._rows
+                text, offsets = self._texts[piece], self._offsets[piece]
+            found.append(text[offsets[row - start] : offsets[row - start + 1]])
+        return found
 
     def rows_containing(self, needle: str, low: int, high: int) -> Iterator[int]:
         """The rows in low..high-1 whose text contains the (lower-case, non-empty) needle."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
+from typing import Any
 
 from app.api.banking.columns import DictionaryColumn, StatementColumns
 from app.core.csv_export import neutralise, neutralise_column
@@ -43,33 +45,38 @@ def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tu
     days: dict[int, str] = {}
     for low in range(0, len(order), CHUNK_ROWS):
         rows = order[low : low + CHUNK_ROWS]
-        codes = [data.currencies.codes[row] for row in rows]
-        ordinals = [data.days[row] for row in rows]
+        pick = _picker(rows)  # the chunk's values of a column, in C rather than row by row
+        codes = pick(data.currencies.codes)
+        ordinals = pick(data.days)
         for ordinal in set(ordinals).difference(days):
             days[ordinal] = dt.date.fromordinal(ordinal).isoformat()
         signed = [
             amount if credit else -amount
-            for amount, credit in zip(
-                [data.amounts[row] for row in rows],
-                [data.credits[row] for row in rows],
-                strict=True,
-            )
+            for amount, credit in zip(pick(data.amounts), pick(data.credits), strict=True)
         ]
-        balances = [data.balances[row] for row in rows]
         yield list(
             zip(
-                [days[ordinal] for ordinal in ordinals],
-                [types[data.types.codes[row]] for row in rows],
+                _picker(ordinals)(days),
+                _picker(pick(data.types.codes))(types),
                 _decimals(signed, codes, places),
-                [currencies[code] for code in codes],
+                _picker(codes)(currencies),
                 neutralise_column(data.descriptions.texts_of(rows)),
-                [names[data.counterparty_names.codes[row]] for row in rows],
-                [accounts[data.counterparty_accounts.codes[row]] for row in rows],
+                _picker(pick(data.counterparty_names.codes))(names),
+                _picker(pick(data.counterparty_accounts.codes))(accounts),
                 neutralise_column(data.references.texts_of(rows)),
-                _decimals(balances, codes, places),
+                _decimals(pick(data.balances), codes, places),
                 strict=True,
             )
         )
+
+
+def _picker(keys: Sequence[int]) -> Callable[[Any], list[Any]]:
+    """Reads the values at ``keys`` of a list, array or dict at once (itemgetter)."""
+    if len(keys) == 1:  # itemgetter of one key gives the value, not a tuple of it
+        key = keys[0]
+        return lambda values: [values[key]]
+    get = itemgetter(*keys)
+    return lambda values: list(get(values))
 
 
 def _decimals(amounts: list[int], codes: list[int], places: list[int | None]) -> list[str]:
