@@ -9,11 +9,11 @@ or into a sorted table, wait in ``_pending`` and are placed when the work is don
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
-import heapq
 from array import array
 from collections.abc import Callable, Generator, Iterator
-from itertools import chain, islice
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -46,7 +46,7 @@ RecordRole = Qt.ItemDataRole.UserRole + 1
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _STEP = 8192  # rows between two looks at the clock
 _RUN = 32768  # rows sorted in one go; the runs are then merged a step at a time
-_BIAS = 2**63  # makes a signed 64-bit amount a non-negative sort key
+_CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
 _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
 
@@ -250,22 +250,31 @@ class StatementModel(ReadOnlyTableModel):
         self._show_waiting(eager=eager)
 
 
-SortKeys = tuple[Callable[["array[int]"], list[Any]], Callable[[Any], int]]
+SortKeys = tuple[Callable[["array[int]"], list[Any]], Callable[[list[Any]], list[int]]]
 
 
 def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys:
-    """How to make the sort keys of some rows, and how to read a row back from its key. A
+    """How to make the sort keys of some rows, and how to read the rows back from keys. A
     key ends with the row (from the end when descending, as the result is then reversed), so
-    equal values keep their booking order either way."""
+    equal values keep their booking order either way. Integer keys are kept as small as the
+    column's values allow: small integers compare fastest."""
     bits = max(len(data), 1).bit_length()
     last = (1 << bits) - 1
     flip = last if descending else 0
 
-    def ints(primary: Callable[[int], int]) -> SortKeys:
+    def ints(primaries: Callable[[array[int]], list[int]]) -> SortKeys:
         def keys(rows: array[int]) -> list[Any]:
-            return [(primary(row) << bits) | (row ^ flip) for row in rows]
+            return [
+                (primary << bits) | (row ^ flip)
+                for primary, row in zip(primaries(rows), rows, strict=True)
+            ]
 
-        return keys, lambda key: (key & last) ^ flip
+        def rows_of(keys: list[int]) -> list[int]:
+            if not flip:
+                return [key & last for key in keys]
+            return [(key & last) ^ flip for key in keys]
+
+        return keys, rows_of
 
     def texts(text: Callable[[int], str]) -> SortKeys:
         # one string a row, the text then the row: a million strings give the collector
@@ -274,18 +283,41 @@ def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKey
         def keys(rows: array[int]) -> list[Any]:
             return [f"{text(row).casefold()}\0{row ^ flip:08x}" for row in rows]
 
-        return keys, lambda key: int(key[-8:], 16) ^ flip
+        def rows_of(keys: list[str]) -> list[int]:
+            return [int(key[-8:], 16) ^ flip for key in keys]
+
+        return keys, rows_of
+
+    def column_of(values: Any) -> Callable[[array[int]], list[int]]:
+        return lambda rows: [values[row] for row in rows]
 
     if column < 0:
-        return ints(lambda row: 0)
+        return ints(lambda rows: [0] * len(rows))
     if column == DATE:
-        return ints(data.days.__getitem__)
+        return ints(column_of(data.days))
     if column in (AMOUNT, BALANCE):
         # amounts of different currencies are not comparable: by currency, then amount
         codes = data.currencies.codes
         rank = _ranks(data.currencies.values, casefold=False)
-        value = data.signed_amount if column == AMOUNT else data.balances.__getitem__
-        return ints(lambda row: (rank[codes[row]] << 64) | (value(row) + _BIAS))
+        if column == AMOUNT:
+            top = max(data.amounts, default=0)
+            low, span = -top, 2 * top + 1
+        else:
+            low = min(data.balances, default=0)
+            span = max(data.balances, default=0) - low + 1
+        place = [code_rank * span - low for code_rank in rank]  # a currency's first key
+
+        def amounts(rows: array[int]) -> list[int]:
+            amounts, credits = data.amounts, data.credits
+            return [
+                place[codes[row]] + (amounts[row] if credits[row] else -amounts[row])
+                for row in rows
+            ]
+
+        def balances(rows: array[int]) -> list[int]:
+            return [place[codes[row]] + data.balances[row] for row in rows]
+
+        return ints(amounts if column == AMOUNT else balances)
     dictionaries = {
         TYPE: data.types,
         CURRENCY: data.currencies,
@@ -295,7 +327,8 @@ def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKey
     if column in dictionaries:
         dictionary = dictionaries[column]
         rank = _ranks(dictionary.values, casefold=True)
-        return ints(lambda row: rank[dictionary.codes[row]])
+        codes = dictionary.codes
+        return ints(lambda rows: [rank[codes[row]] for row in rows])
     text = {DESCRIPTION: data.descriptions, REFERENCE: data.references}[column]
     return texts(text.__getitem__)
 
@@ -315,8 +348,11 @@ def _ranks(values: list[str | None], *, casefold: bool) -> list[int]:
 def _sorted(
     rows: array[int], sort_keys: SortKeys, descending: bool
 ) -> Generator[None, None, array[int]]:
-    """The rows in key order: runs sorted one at a time, then merged a step at a time."""
-    keys_of, row_of = sort_keys
+    """The rows in key order: runs sorted one at a time, then merged a part at a time. The
+    parts are cut at keys sampled from the runs, so that each part is the keys between two
+    cuts from every run, which one sort (merging sorted runs is what it does fastest) puts
+    in order; the parts follow each other. A merge a key at a time took three times longer."""
+    keys_of, rows_of = sort_keys
     runs = []
     for low in range(0, len(rows), _RUN):
         run: list[Any] = []
@@ -326,10 +362,17 @@ def _sorted(
         run.sort()
         runs.append(run)
         yield
-    merged = heapq.merge(*runs) if len(runs) > 1 else iter(runs[0] if runs else [])
+    sample = sorted(run[len(run) * i // _CUTS] for run in runs for i in range(1, _CUTS))
+    parts = max(len(runs), 1)
+    cuts = [sample[len(sample) * i // parts] for i in range(1, parts)] if sample else []
+    bounds = [[0, *(bisect.bisect_left(run, cut) for cut in cuts), len(run)] for run in runs]
     result = array("I")
-    while step := list(islice(merged, _STEP)):
-        result.extend(map(row_of, step))
+    for part in range(parts):
+        keys: list[Any] = []
+        for run, edges in zip(runs, bounds, strict=True):
+            keys += run[edges[part] : edges[part + 1]]
+        keys.sort()
+        result.extend(rows_of(keys))
         yield
     if descending:
         result.reverse()
