@@ -45,7 +45,9 @@ _WRITTEN_HERE = (
     ".local/share/keyrings",
     "Library/Preferences/com.partnerdesk.PartnerDesk.plist",
     "Library/Application Support/PartnerDesk",
+    "Library/Application Support/Partner Desk",
     "AppData/Roaming/PartnerDesk",
+    "AppData/Roaming/Partner Desk",
 )
 # the folders a file dialog opens first (exports): what they hold, not below
 _LISTED_HERE = ("", "Documents", ".config", ".local/share")

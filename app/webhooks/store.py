@@ -374,15 +374,7 @@ def open_store(spec: str | Path) -> EventStore:
 
 
 def default_store_path() -> Path:
-    """The event store's file in the user's data folder (no Qt here: the same rule as the
-    desk's own folder, by platform)."""
-    import os
-    import sys
+    """The event store's file in the desk's data folder (app.core.data_folder)."""
+    from app.core.data_folder import data_folder
 
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "PartnerDesk" / "webhook-events.db"
+    return data_folder() / "webhook-events.db"

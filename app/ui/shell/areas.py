@@ -98,10 +98,9 @@ class AreaContext:
         they are a file (tests), else the user's data folder."""
         if self.settings.format() == QSettings.Format.IniFormat and self.settings.fileName():
             return Path(self.settings.fileName()).parent
-        from PySide6.QtCore import QStandardPaths
+        from app.core.data_folder import data_folder
 
-        location = QStandardPaths.StandardLocation.AppDataLocation
-        return Path(QStandardPaths.writableLocation(location))
+        return data_folder()
 
     @property
     def gateway(self) -> GatewayClient:
