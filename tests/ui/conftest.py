@@ -46,7 +46,7 @@ def _short_pauses(monkeypatch) -> None:
     from app.ui.common import account_chooser
     from app.ui.transfers import form
 
-    monkeypatch.setattr(account_chooser, "TYPING_PAUSE_S", 0.05)
+    monkeypatch.setattr(account_chooser, "TYPING_PAUSE_S", 0.05)  # the Accounts area too
     monkeypatch.setattr(form, "FEE_PAUSE_S", 0.02)
     monkeypatch.setattr(form, "FEE_SPACING_S", 0.05)
     monkeypatch.setattr(form, "FOLLOW_MS", 50)

@@ -11,11 +11,14 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput
+from app.core import limits
 from app.ui.accounts.view import AccountsView
+from app.ui.common import account_chooser
 from app.ui.common.formatting import chosen_currency, money_text
 from app.ui.common.names import name_box
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
+from app.ui.shell.tasks import Debounce
 
 if TYPE_CHECKING:
     from app.api.banking import Account, AccountOperation, Balance
@@ -37,6 +40,10 @@ class AccountsArea:
         view.client_id.setText(str(settings.value("accounts/client_id", "")))
         view.show_button.clicked.connect(self.show_accounts)
         view.client_id.returnPressed.connect(self.show_accounts)
+        # the accounts follow the typing: one call once it pauses, quietly (a client ID half
+        # typed is no error)
+        self._typing = Debounce(context.tasks, account_chooser.TYPING_PAUSE_S, self._typing_paused)
+        view.client_id.textEdited.connect(lambda _text: self._typing.restart())
         view.open_button.clicked.connect(self.open_account)
         view.enable_button.clicked.connect(lambda: self.operate("enable"))
         view.disable_button.clicked.connect(lambda: self.operate("disable"))
@@ -89,6 +96,7 @@ class AccountsArea:
     # -- list
 
     def show_accounts(self) -> None:
+        self._typing.stop()
         client_id = self.view.client_id.text().strip()
         if not client_id:
             self._presenter.show(InvalidInput("Client", "enter the client ID"))
@@ -96,7 +104,14 @@ class AccountsArea:
         self._settings.setValue("accounts/client_id", client_id)
         self._tasks.spawn(self._load(client_id))
 
-    async def _load(self, client_id: str, select: str | None = None) -> None:
+    def _typing_paused(self) -> None:
+        client_id = self.view.client_id.text().strip()
+        if client_id and limits.CLIENT_ID.length_problem(client_id) is None:
+            self._tasks.spawn(self._load(client_id, quiet=True))
+
+    async def _load(
+        self, client_id: str, select: str | None = None, *, quiet: bool = False
+    ) -> None:
         try:
             accounts = await self._context.banking.list_accounts(client_id)
         except ApiError as exc:
@@ -108,8 +123,12 @@ class AccountsArea:
                 self._balance_shown_for = None
                 self.view.status.setText(f"Client {client_id}: no accounts shown")
                 self._buttons()
-            self._presenter.show(exc, lambda: self._tasks.spawn(self._load(client_id, select)))
+            if not quiet:  # Show (or Enter) says what is wrong; a pause in typing does not
+                self._presenter.show(exc, lambda: self._tasks.spawn(self._load(client_id, select)))
             return
+        if client_id != self.view.client_id.text().strip():
+            return  # another client was typed meanwhile
+        self._settings.setValue("accounts/client_id", client_id)
         self._client_id = client_id
         self.view.model.set_rows([(account, _account_cells(account)) for account in accounts])
         self.view.balances.set_rows([])

@@ -95,6 +95,12 @@ class AccountChooser(QObject):
         self.view.account.setEditText(account_id)
         self.find_accounts()
 
+    def signed_in(self) -> None:
+        """A session began: the accounts of the client remembered (or typed) are listed at
+        once, quietly, not only once the field is left."""
+        if self.client_id() and not self.accounts:
+            self._typing_paused()
+
     def find_accounts(self) -> None:
         self._typing.stop()
         client_id = self.client_id()

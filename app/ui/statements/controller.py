@@ -60,6 +60,7 @@ class StatementsArea:
         another server, or as another user, go: never shown as this one's."""
         if self._shown_for is not None and self._server() != self._shown_from:
             self._forget_rows("Signed in anew: choose a period, then Load.")
+        self.chooser.signed_in()
 
     def _server(self) -> tuple[str, str] | None:
         from app.api.address import api_root

@@ -70,6 +70,7 @@ class TransfersArea:
         return KINDS[max(self.view.kinds.currentIndex(), 0)]
 
     def signed_in(self) -> None:
+        self.chooser.signed_in()
         if self._shown_for is not None:
             self.refresh()
 

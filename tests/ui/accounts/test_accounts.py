@@ -204,3 +204,31 @@ def test_every_balance_shows_and_the_date_can_be_typed(
     for edit in (view.client_id, window.area(StatementsArea).view.client_id):
         needed = edit.fontMetrics().horizontalAdvance(edit.placeholderText())
         assert edit.minimumWidth() > needed  # the placeholder is never cut
+
+
+def test_the_accounts_follow_the_typing_with_one_call_once_it_pauses_quietly(
+    qtbot, qloop, sandbox, open_window, admin
+):
+    client_id = new_client(qloop, sandbox.url)
+    window = open_window(sandbox.url)
+    window.show_area("Accounts")
+    view = window.area(AccountsArea).view
+    view.client_id.clear()
+    qtbot.keyClicks(view.client_id, client_id)  # typed, neither Enter nor Show
+    settle(qloop, window)
+    assert view.status.text() == f"Client {client_id}: 0 accounts"
+    asked = [
+        each["path"]
+        for each in admin.get("/_sandbox/requests").json()
+        if f"/clients/{client_id}/accounts" in each["path"]
+    ]
+    assert len(asked) == 1  # one call for the whole ID, not one per key
+    view.client_id.selectAll()
+    qtbot.keyClicks(view.client_id, "C99")  # half typed, or a client that does not exist
+    settle(qloop, window)
+    assert window.context.presenter.open_boxes == []  # a pause in typing is no error
+    assert view.model.rowCount() == 0 and view.status.text() == "Client C99: no accounts shown"
+    view.show_button.click()  # asked for: says what is wrong
+    settle(qloop, window)
+    assert len(window.context.presenter.open_boxes) == 1
+    window.context.presenter.open_boxes[0].close()

@@ -305,3 +305,14 @@ def test_the_accounts_are_listed_once_typing_pauses_quietly_for_a_half_typed_id(
     settle(qloop, window)
     assert len(window.context.presenter.open_boxes) == 1
     window.context.presenter.open_boxes[0].close()
+
+
+def test_after_a_restart_the_remembered_clients_accounts_are_listed_at_once(
+    qloop, sandbox, settings, open_window
+):
+    settings.setValue("statement/client_id", DEMO_PERSON_ID)  # as the last session left it
+    window, view = open_statement(open_window, sandbox)
+    assert view.client_id.text() == DEMO_PERSON_ID
+    settle(qloop, window)  # nothing typed, the field never left
+    assert view.account.count() == 2
+    assert window.context.presenter.open_boxes == []
