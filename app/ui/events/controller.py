@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -34,6 +35,7 @@ from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import row_table
 from app.ui.events.model import WIDTHS, EventRole, EventsModel
 from app.ui.shell.areas import AreaContext
+from app.ui.shell.dialogs import confirmed
 from app.webhooks.store import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -295,6 +297,7 @@ class SubscriptionsDialog(NamedDialog):
         self.add_button.clicked.connect(lambda: context.tasks.spawn(self._add()))
         self.delete_button.clicked.connect(lambda: context.tasks.spawn(self._delete()))
         self.ids: list[str] = []
+        self.confirmation: QMessageBox | None = None  # the question before a delete
         context.tasks.spawn(self.load())
 
     async def load(self) -> None:
@@ -326,9 +329,16 @@ class SubscriptionsDialog(NamedDialog):
         await self.load()
 
     async def _delete(self) -> None:
+        self.problem.setText("")
         row = self.table.currentIndex().row()
         if not 0 <= row < len(self.ids):
             self.problem.setText("Choose a subscription first.")
+            return
+        url, kinds = (self.model.data(self.model.index(row, column)) for column in (0, 1))
+        question = (
+            f"Delete the subscription of {url} to {kinds}?\n\nThe sandbox stops sending it events."
+        )
+        if not await confirmed(self, self, "Delete subscription", question):
             return
         try:
             await self._source.unsubscribe(self.ids[row])

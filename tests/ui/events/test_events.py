@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from app.api.banking import ClientV2Create
 from app.api.models import build
@@ -86,9 +87,23 @@ def test_the_sandbox_subscriptions_dialog_lists_adds_and_deletes(qtbot, qloop, w
     settle(qloop, window)
     assert "http or https" in dialog.problem.text()
     dialog.table.selectRow(dialog.rows().index("http://127.0.0.1:9/hook"))
-    dialog.delete_button.click()
+    dialog.delete_button.click()  # asks first: No keeps it
+    settle(qloop, window)
+    assert dialog.confirmation is not None
+    assert dialog.confirmation.text() == (
+        "Delete the subscription of http://127.0.0.1:9/hook to corp_reg.*?\n\n"
+        "The sandbox stops sending it events."
+    )
+    assert dialog.confirmation.defaultButton() is dialog.confirmation.button(QMessageBox.No)
+    dialog.confirmation.button(QMessageBox.No).click()
+    settle(qloop, window)
+    assert dialog.confirmation is None and dialog.model.rowCount() == before + 1
+    dialog.delete_button.click()  # Yes deletes it
+    settle(qloop, window)
+    dialog.confirmation.button(QMessageBox.Yes).click()
     settle(qloop, window)
     assert dialog.model.rowCount() == before
+    assert "http://127.0.0.1:9/hook" not in dialog.rows()
     dialog.done(0)
 
 
