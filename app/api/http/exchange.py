@@ -24,6 +24,7 @@ class Exchange:
     latency_ms: float
     attempt: int
     error: str | None = None
+    cancelled: bool = False  # given up by the desk (a window closed, a newer call) unanswered
 
 
 ExchangeListener = Callable[[Exchange], None]

@@ -212,6 +212,9 @@ class Transport:
                     auth=httpx.USE_CLIENT_DEFAULT if call.secured else None,
                     stream=True,
                 )
+            except asyncio.CancelledError:
+                self._notify(call, None, clock, started, attempt, cancelled=True)
+                raise
             except httpx.TransportError as exc:
                 last_error = call.error(
                     ApiTimeoutError
@@ -275,6 +278,8 @@ class Transport:
         started: dt.datetime,
         attempt: int,
         error: ApiError | None = None,
+        *,
+        cancelled: bool = False,
     ) -> None:
         exchange = Exchange(
             started=started,
@@ -286,12 +291,13 @@ class Transport:
             latency_ms=round((time.perf_counter() - clock) * 1000, 1),
             attempt=attempt,
             error=None if error is None else redact(str(error)),
+            cancelled=cancelled,
         )
         log.info(
             "%s %s -> %s x-request-id=%s %.1f ms attempt %d",
             call.method,
             exchange.path,
-            status if status is not None else exchange.error,
+            status if status is not None else ("cancelled" if cancelled else exchange.error),
             call.request_id,
             exchange.latency_ms,
             attempt,

@@ -74,7 +74,9 @@ def _message_for(error: BaseException) -> ErrorMessage:
         return ErrorMessage(
             error.title or "Request timeout",
             "The service did not complete the request in time, even after retrying. "
-            "Please try the same request again later; it will not be carried out twice.",
+            "Please try the same request again later; it will not be carried out twice. "
+            "If it keeps failing, contact customer support and quote the request ID "
+            f"{error.request_id or 'unknown'}.",
         )
     if isinstance(error, ApiTimeoutError):
         return ErrorMessage(

@@ -38,7 +38,12 @@ class RequestLogModel(ReadOnlyTableModel):
             self.beginRemoveRows(QModelIndex(), 0, 0)
             del self._rows[0]
             self.endRemoveRows()
-        status = str(exchange.status) if exchange.status is not None else (exchange.error or "—")
+        if exchange.cancelled:
+            status = "cancelled"
+        elif exchange.status is not None:
+            status = str(exchange.status)
+        else:
+            status = exchange.error or "—"
         # formatted once, when the row arrives; data() only looks it up
         cells = (
             exchange.started.astimezone().strftime("%H:%M:%S.%f")[:-3],
@@ -73,6 +78,8 @@ class RequestLogModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (STATUS, LATENCY):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == STATUS:
+            if exchange.cancelled:
+                return Qt.GlobalColor.darkGray
             failed = exchange.status is None or exchange.status >= 400
             return Qt.GlobalColor.darkRed if failed else None
         return None

@@ -272,9 +272,13 @@ def test_408_retried_then_exhausted_then_resubmitted_once(
     settle(qloop, window)
     box = window.presenter.open_boxes[-1]
     assert box.windowTitle() == "Request timeout"
+    (request_id,) = {  # every try of the same request carries the same ID
+        e["request_id"] for e in admin.get("/_sandbox/requests").json() if e["method"] == "POST"
+    }
     assert box.text() == (
         "The service did not complete the request in time, even after retrying. "
-        "Please try the same request again later; it will not be carried out twice."
+        "Please try the same request again later; it will not be carried out twice. "
+        f"If it keeps failing, contact customer support and quote the request ID {request_id}."
     )
     box.button(QMessageBox.StandardButton.Ok).click()
     assert dialog.isVisible() and dialog.reference.text() == reference

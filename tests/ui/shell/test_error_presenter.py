@@ -55,13 +55,19 @@ def test_other_codes_show_the_generic_apology_quoting_the_error_id(kind, status)
 def test_408_after_retries_asks_to_try_the_same_request_later():
     message = message_for(
         RequestTimeout(
-            "x", status=408, title="Request timeout", failure_message="slow", error_id="e"
+            "x",
+            status=408,
+            title="Request timeout",
+            failure_message="slow",
+            error_id="e",
+            request_id="req-408",
         )
     )
     assert message.title == "Request timeout"
     assert message.text == (
         "The service did not complete the request in time, even after retrying. "
-        "Please try the same request again later; it will not be carried out twice."
+        "Please try the same request again later; it will not be carried out twice. "
+        "If it keeps failing, contact customer support and quote the request ID req-408."
     )
 
 

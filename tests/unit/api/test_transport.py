@@ -237,6 +237,34 @@ def test_exchanges_are_reported_without_credentials():
     assert "demo" not in repr(seen)
 
 
+def test_a_call_given_up_before_its_answer_is_reported_as_cancelled():
+    import asyncio
+
+    async def never_answers(request: httpx.Request) -> httpx.Response:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    client = make_client("https://bank.example", transport=httpx.MockTransport(never_answers))
+    seen = []
+    client.transport.add_listener(seen.append)
+
+    async def give_up() -> None:
+        call = asyncio.ensure_future(client.healthcheck())
+        while not client.transport.last_request_id:  # the call is on its way
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await client.aclose()
+
+    run(give_up())
+    assert [(e.method, e.path, e.status, e.cancelled) for e in seen] == [
+        ("GET", "/v1/healthcheck", None, True)
+    ]
+    assert seen[0].request_id == client.transport.last_request_id
+
+
 def test_retry_policy_backs_off_exponentially_with_jitter(monkeypatch):
     import random
 
