@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from app.ui.clients.dialog import ClientDialog
 
 
+SELECT_PAGES = 10  # pages read at most to find a client just created in the list
+
+
 class ClientsArea:
     NAME: ClassVar[str] = "Clients"
 
@@ -34,7 +37,9 @@ class ClientsArea:
         self._tasks = context.tasks
         self._settings = settings = context.settings
         self.dialog: ClientDialog | None = None
-        self._done = ""  # what the last action did, said beside the count
+        self._done = ""  # what the last action did, said beside the count until the next
+        self._to_select: str | None = None  # a client just created, selected once listed
+        self._pages_looked = 0
         self.upload_dialog: AttachmentDialog | None = None
         self.notice: QMessageBox | None = None
         self.model = ClientsModel(self._page, context.tasks, view)
@@ -81,10 +86,12 @@ class ClientsArea:
         return self.model.pending
 
     def refresh(self) -> None:
+        self._done, self._to_select = "", None
         self.view.status.setText("Loading…")
         self.model.reload(self.model.filter)
 
     def apply_filter(self, text: str | None) -> None:
+        self._done, self._to_select = "", None
         self._settings.setValue("clients/filter", text or "")
         self.view.status.setText("Loading…")
         self.model.reload(text)
@@ -105,7 +112,25 @@ class ClientsArea:
         more = "" if not self.model.canFetchMore(QModelIndex()) else " (scroll for more)"
         counted = f"{count:,} client{'s' if count != 1 else ''}{more}"
         self.view.status.setText(f"{self._done}; {counted}" if self._done else counted)
-        self._done = ""
+        if self._to_select is not None:
+            self._select_created(self._to_select)
+
+    def _select_created(self, client_id: str) -> None:
+        """Select the client just created once the list holds it, reading further pages
+        for it (a few at most: a filter may leave it out, then the status says so)."""
+        ids = [client.id for client in self.model.items()]
+        if client_id in ids:
+            self._to_select = None
+            row = ids.index(client_id)
+            self.view.table.selectRow(row)
+            self.view.table.scrollTo(self.model.index(row, 0))
+            return
+        self._pages_looked += 1
+        if self.model.canFetchMore(QModelIndex()) and self._pages_looked < SELECT_PAGES:
+            self.model.fetchMore(QModelIndex())
+            return
+        self._to_select, self._done = None, ""
+        self.view.status.setText(f"Created client {client_id}; not in the list as filtered")
 
     def selected(self) -> ClientV2 | None:
         rows = self.view.table.selectionModel().selectedRows()
@@ -189,13 +214,13 @@ class ClientsArea:
         if created:
             self._done = f"Created client {saved.id}"
             self.view.status.setText(self._done)
+            self._to_select, self._pages_looked = saved.id, 0
             self.model.reload(self.model.filter)
         else:
             self.model.replace_client(saved)
             count = self.model.rowCount()
-            self.view.status.setText(
-                f"Saved client {saved.id}; {count:,} client{'s' if count != 1 else ''}"
-            )
+            self._done = f"Saved client {saved.id}"
+            self.view.status.setText(f"{self._done}; {count:,} client{'s' if count != 1 else ''}")
         if dialog.notice:
             # what happened to an earlier Save whose outcome was unknown
             box = QMessageBox(

@@ -169,6 +169,8 @@ def test_create_and_edit_a_person(qtbot, qloop, sandbox, settings, open_window, 
     assert created.person.nationality == "LT"
     assert bank.clients[created.id].details["middle_name"] == "Marija"
     assert view.status.text().startswith(f"Created client {created.id}")
+    assert clients.selected() is not None and clients.selected().id == created.id  # shown
+    assert view.edit.isEnabled()
 
     # edit: only changes are sent; an emptied optional field is cleared
     clients.model.replace_client(created)
@@ -491,3 +493,41 @@ def test_a_failed_list_clears_the_count_and_the_actions(
     assert view.status.text() == "Loading failed"
     assert not view.edit.isEnabled() and not view.accounts.isEnabled()
     window.presenter.open_boxes[-1].done(0)
+
+
+def created_person(qloop, window, clients) -> m.ClientV2:
+    dialog = new_person_dialog(qloop, window, clients)
+    reference = "REG-" + uuid.uuid4().hex[:8]
+    dialog.reference.setText(reference)
+    fill(dialog, {**PERSON, ("email",): f"{reference.lower()}@example.lt"})
+    dialog.buttons.accepted.emit()
+    settle(qloop, window)
+    assert not dialog.isVisible()
+    return dialog.result_client
+
+
+def test_a_client_created_beyond_the_first_page_is_selected_once_listed(
+    qloop, sandbox, open_window, monkeypatch
+):
+    from app.ui.clients import controller
+
+    monkeypatch.setattr(controller, "SELECT_PAGES", 100_000)  # as many pages as it takes
+    window, _view, clients = open_clients(qloop, open_window, sandbox)
+    clients.model.page_size = 5
+    clients.refresh()
+    settle(qloop, window)
+    assert clients.model.canFetchMore(QModelIndex())  # the list is longer than a page
+    created = created_person(qloop, window, clients)
+    assert clients.selected() is not None and clients.selected().id == created.id
+    assert clients.model.rowCount() > 5  # pages were read to reach it
+
+
+def test_a_client_created_outside_the_filter_is_said_so(qloop, sandbox, open_window):
+    window, view, clients = open_clients(qloop, open_window, sandbox)
+    clients.apply_filter('email[eq]"nobody@nowhere.example"')
+    settle(qloop, window)
+    created = created_person(qloop, window, clients)
+    assert clients.selected() is None
+    assert view.status.text() == f"Created client {created.id}; not in the list as filtered"
+    clients.apply_filter(None)
+    settle(qloop, window)
