@@ -17,9 +17,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialogButtonBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +31,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import Item
 from app.ui.common.form import FormRows, ReasonLabel
-from app.ui.common.names import NamedDialog
+from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.orders.catalogue import status
 from app.ui.orders.model import money
@@ -53,6 +55,10 @@ _REFUSED_KEYS = tuple(
     for name, key in QKeySequence.StandardKey.__members__.items()
     if name in ("Copy", "Cut") or name.startswith("Select")
 )
+
+
+FAILED = ("declined", "expired")  # a payment that did not go through
+OK_ICON = QStyle.StandardPixmap.SP_DialogApplyButton
 
 
 class SecretLineEdit(QLineEdit):
@@ -171,6 +177,7 @@ class CardEntryDialog(NamedDialog):
         self.status.setObjectName("paymentStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status_icon = named(QLabel(), "paymentStatusIcon", "Payment outcome")
         self.reason = ReasonLabel()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.pay_button = self.buttons.addButton("Pay", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -185,7 +192,10 @@ class CardEntryDialog(NamedDialog):
         intro.setWordWrap(True)
         layout.addWidget(intro)
         layout.addLayout(grid)
-        layout.addWidget(self.status)
+        outcome = QHBoxLayout()
+        outcome.addWidget(self.status_icon, 0, Qt.AlignmentFlag.AlignTop)
+        outcome.addWidget(self.status, 1)
+        layout.addLayout(outcome)
         layout.addWidget(self.reason)
         layout.addWidget(self.buttons)
         if saved_cards and order.customer_id is not None:
@@ -354,10 +364,20 @@ class CardEntryDialog(NamedDialog):
             return
         self.paid = paid
         self._forget_card()
-        shown = status(paid.status).title
-        self.status.setText(f"Order {paid.id}: {shown}, card {self.masked_paid(paid)}.")
+        self._show_outcome(paid)
         self._context.events.order_changed.emit(paid.id)
         self.refresh()
+
+    def _show_outcome(self, paid: Order) -> None:
+        """The payment's outcome in its status's words and colour, with an icon: a decline
+        reads as one at a glance, not as black text."""
+        shown = status(paid.status)
+        self.status.setText(f"Order {paid.id}: {shown.title}, card {self.masked_paid(paid)}.")
+        self.status.setStyleSheet(f"color: {shown.colour}; font-weight: bold;")
+        failed = paid.status in FAILED
+        icon = QStyle.StandardPixmap.SP_MessageBoxCritical if failed else OK_ICON
+        self.status_icon.setPixmap(self.style().standardIcon(icon).pixmap(20, 20))
+        self.status_icon.setAccessibleDescription("declined" if failed else "accepted")
 
     @staticmethod
     def masked_paid(order: Order) -> str:

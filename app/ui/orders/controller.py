@@ -87,6 +87,7 @@ class OrdersArea:
         detail.copy_button.clicked.connect(self._copy_id)
         for action, button in detail.action_buttons.items():
             button.clicked.connect(lambda _checked=False, a=action: self.start(a))
+        self._announcing: str | None = None  # the order this area is telling the others of
         context.events.order_changed.connect(self._order_changed)
         if context.session is not None:
             self.show_orders()
@@ -193,7 +194,18 @@ class OrdersArea:
         now = self._context.gateway.transport.server_now()
         self.view.detail.show_order(order, offers(order, now), now)
 
+    def _announce(self, order_id: str) -> None:
+        """Tell the other areas of an order this one has just been given whole: it is not
+        asked for again here (opening a created order cost a second request)."""
+        self._announcing = order_id
+        try:
+            self._context.events.order_changed.emit(order_id)
+        finally:
+            self._announcing = None
+
     def _order_changed(self, order_id: str) -> None:
+        if order_id == self._announcing:
+            return
         if self.current is not None and self.current.id == order_id:
             self._tasks.spawn(self.reload(order_id))
 
@@ -250,7 +262,7 @@ class OrdersArea:
         if dialog.created is not None:
             self.journal.remember(dialog.created.id)
             self.show_order(dialog.created, select=True)
-            self._context.events.order_changed.emit(dialog.created.id)
+            self._announce(dialog.created.id)
 
     def open_taxes(self) -> None:
         dialog = TaxesDialog(self._context, parent=self.view)
@@ -387,4 +399,4 @@ class OrdersArea:
             return
         self.action_keys.pop((order.id, action), None)
         self.show_order(updated)
-        self._context.events.order_changed.emit(order.id)
+        self._announce(order.id)

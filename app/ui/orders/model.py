@@ -67,9 +67,27 @@ def when(moment: dt.datetime | None) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
+#: capabilities that name how a payment is made better than its one- or two-step scenario
+_NAMED_SCENARIOS = ("recurring", "recurring_automatic", "one_click")
+
+
 def scenario_name(code: str) -> str:
     item = BY_CODE.get(code)
     return NAMES[item] if item is not None else code
+
+
+def scenario_of(order: Order) -> tuple[str, list[str]]:
+    """The order's scenario as people name it, and its other capabilities' names: a
+    recurring order reads Recurring (its payment is one step: "Recurring (Two-Step)" when
+    reserved first), not One-Step."""
+    named = next((code for code in order.capabilities if code in _NAMED_SCENARIOS), None)
+    others = [scenario_name(code) for code in order.capabilities if code != named]
+    if named is None:
+        return scenario_name(order.scenario), others
+    shown = scenario_name(named)
+    if order.scenario != "one_step":
+        shown += f" ({scenario_name(order.scenario)})"
+    return shown, others
 
 
 def cells(order: Order) -> tuple[str, ...]:
@@ -77,7 +95,7 @@ def cells(order: Order) -> tuple[str, ...]:
     return (
         order.id,
         status(order.status).title,
-        scenario_name(order.scenario),
+        scenario_of(order)[0],
         amount_text(order.amount, currency),
         amount_text(order.amount_reserved, currency),
         amount_text(order.amount_captured, currency),

@@ -22,14 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.gateway.matrix import BY_CODE, NAMES
 from app.core.limits import ORDER_FILTER_FIELDS
 from app.ui.common.filter_builder import FilterBuilder
 from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder, row_table
 from app.ui.orders.catalogue import EVENTS, status
-from app.ui.orders.model import money, scenario_name, when
+from app.ui.orders.model import money, scenario_of, when
 from app.ui.orders.rules import ACTIONS, Action, Offer
 
 if TYPE_CHECKING:
@@ -97,10 +96,12 @@ class OrderDetail(QWidget):
         self.history.setMinimumHeight(140)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
-        layout.addLayout(form)
+        # the buttons first, under the one-line heading: the values below wrap to more or
+        # fewer lines from one order to the next, and would move the buttons with them
         layout.addLayout(links)
         layout.addLayout(actions)
         layout.addWidget(self.reasons)
+        layout.addLayout(form)
         layout.addWidget(QLabel("<b>History</b>"))
         layout.addWidget(self.history, 1)
         self.show_order(None, {}, dt.datetime.now(dt.UTC))
@@ -129,10 +130,9 @@ class OrderDetail(QWidget):
         shown = status(order.status)
         status_label.setText(shown.title)
         status_label.setStyleSheet(f"color: {shown.colour};")
-        capabilities = [NAMES[BY_CODE[c]] if c in BY_CODE else c for c in order.capabilities]
+        scenario, capabilities = scenario_of(order)
         self.fields["scenario"].setText(
-            scenario_name(order.scenario)
-            + (f" — {', '.join(capabilities)}" if capabilities else "")
+            scenario + (f" — {', '.join(capabilities)}" if capabilities else "")
         )
         self.fields["amount"].setText(money(order.amount, currency))
         reserved = money(order.amount_reserved, currency)

@@ -85,7 +85,18 @@ def create(qloop, window, area: OrdersArea, dialog: OrderDialog):
     return dialog.created
 
 
-def pay_with_card(qloop, window, area: OrdersArea, number: str = VISA, cvv: str = "123", **extra):
+def pay_with_card(
+    qloop,
+    window,
+    area: OrdersArea,
+    number: str = VISA,
+    cvv: str = "123",
+    *,
+    close: bool = True,
+    **extra,
+):
+    """Pay the current order by card; the number, code and status then shown, or with
+    ``close`` false the card dialog, still open."""
     area.view.detail.action_buttons["pay"].click()
     settle(qloop, window)
     card = area.card_dialog
@@ -105,6 +116,8 @@ def pay_with_card(qloop, window, area: OrdersArea, number: str = VISA, cvv: str 
     card.pay_button.click()
     answer(qloop, window, card, "confirmation")
     assert card.paid is not None
+    if not close:
+        return card
     shown = card.number.text(), card.cvv.text(), card.status.text()
     assert card.reason.text() == ""  # paid: nothing is left to correct
     assert all(not row.problem.text() for row in card.form.rows.values())
@@ -264,6 +277,77 @@ def test_a_phone_order_end_to_end_and_the_card_leaves_no_trace(
     assert area.journal.ids()[0] == order.id
 
 
+@pytest.mark.parametrize(
+    ("number", "outcome", "colour", "meaning"),
+    [
+        ("4000 0000 0000 0002", "Declined", "#b3261e", "declined"),
+        ("5555 5555 5555 4444", "Charged", "#1b7f3b", "accepted"),
+    ],
+)
+def test_a_payments_outcome_reads_in_its_colour_and_icon(
+    qtbot, qloop, window, number, outcome, colour, meaning
+):
+    area = orders(window)
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog)
+    create(qloop, window, area, dialog)
+    card = pay_with_card(qloop, window, area, number, close=False)
+    assert card.status.text().startswith(f"Order {card.paid.id}: {outcome}, card ")
+    assert f"color: {colour}" in card.status.styleSheet()  # not black text
+    assert card.status_icon.accessibleDescription() == meaning
+    assert not card.status_icon.pixmap().isNull()
+    card.done(0)
+    settle(qloop, window)
+    assert area.view.detail.fields["status"].text() == outcome
+
+
+def test_opening_an_order_asks_for_it_once(qtbot, qloop, window, gateway_sandbox):
+    area = orders(window)
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog)
+    order = create(qloop, window, area, dialog)
+    settle(qloop, window)
+
+    def asked() -> int:
+        journal = httpx.get(f"{gateway_sandbox.url}/_sandbox/requests").json()
+        return sum(
+            1
+            for each in journal
+            if each["method"] == "GET" and each["path"].rstrip("/").endswith(f"/{order.id}")
+        )
+
+    assert asked() == 0  # the created order came whole with the answer: not asked again
+    area.view.order_id.setText(order.id)
+    area.look_up()
+    settle(qloop, window)
+    assert area.view.detail.fields["id"].text() == order.id
+    assert asked() == 1
+
+
+def test_the_details_buttons_keep_their_places_whatever_the_orders_state(qtbot, qloop, window):
+    from PySide6.QtCore import QPoint
+
+    area = orders(window)
+    detail = area.view.detail
+    buttons = [detail.copy_button, *detail.action_buttons.values()]
+
+    def places() -> list[QPoint]:
+        qtbot.wait(0)  # laid out
+        return [button.mapTo(detail, QPoint(0, 0)) for button in buttons]
+
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog, price="50.00")
+    dialog.choose_scenario("Two-Step")
+    dialog.refresh()
+    create(qloop, window, area, dialog)
+    new = places()  # a new order: most values empty, every action refused with a reason
+    pay_with_card(qloop, window, area)
+    assert area.current.status == "hold"  # reserved, until a date, days left: longer values
+    assert places() == new
+    area.view.detail.show_order(None, {}, dt.datetime.now(dt.UTC))
+    assert places() == new
+
+
 def test_two_step_capture_in_part_then_refunds_and_a_second_capture_is_not_offered(
     qtbot, qloop, window
 ):
@@ -409,6 +493,8 @@ def test_service_side_saving_then_charge_and_one_click_from_the_windows(qtbot, q
     recurring = create(qloop, window, area, dialog)
     assert recurring.capabilities == ["recurring"]
     detail = area.view.detail
+    assert detail.fields["scenario"].text() == "Recurring"  # not One-Step
+    assert shown_scenario(area, recurring.id) == "Recurring"
     assert detail.action_buttons["charge"].isEnabled()
     detail.action_buttons["charge"].click()
     answer(qloop, window, area, "confirmation")
@@ -607,6 +693,7 @@ def test_one_click_and_automatic_follow_ups_from_the_windows(qtbot, qloop, windo
     dialog.refresh()
     automatic = create(qloop, window, area, dialog)
     assert automatic.capabilities == ["recurring_automatic"]
+    assert detail.fields["scenario"].text() == "Recurring (Automatic)"
     detail.action_buttons["charge"].click()
     answer(qloop, window, area, "confirmation")
     assert area.current.status == "charged"
@@ -724,3 +811,15 @@ def test_a_customer_with_a_bad_e_mail_is_refused_in_the_users_words(qtbot, qloop
     )
     box.done(0)
     customers.done(0)
+
+
+def shown_scenario(area, order_id: str) -> str | None:
+    """The Scenario cell of the order's row in the orders list (None when not listed)."""
+    from app.ui.orders.model import COLUMNS
+
+    model = area.model
+    column = COLUMNS.index("Scenario")
+    for row in range(model.rowCount()):
+        if model.data(model.index(row, 0)) == order_id:
+            return model.data(model.index(row, column))
+    return None
