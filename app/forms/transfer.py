@@ -19,6 +19,7 @@ from app.api.banking.transfers import CREATE_MODELS, FEE_MODELS, TransferKind, T
 from app.api.errors import ApiError, InvalidInput
 from app.api.models import build
 from app.core import checks, limits
+from app.core.countries import country_name
 from app.core.iban import IbanError, bic_info, validate
 from app.core.ids import uuid7
 from app.core.limits import Bound
@@ -247,7 +248,10 @@ class TransferDraft:
         except IbanError as exc:
             return str(exc), ""
         if self.kind == "sepa" and not info.sepa:
-            return f"{info.country} is outside the SEPA area", ""
+            return (
+                f"An IBAN of {country_name(info.country)} ({info.country}), outside the SEPA "
+                "area: send it as a World transfer"
+            ), ""
         bank = ", ".join(part for part in (info.bank, info.bic) if part)
         return None, bank or "bank not in the offline registry"
 
@@ -433,6 +437,10 @@ class TransferDraft:
         else:
             lines.append("Fee: not known yet (the service applies its tariff)")
         lines.append(f"Priority: {self.value('priority') if kind == 'world' else 'standard'}")
+        if kind == "world":
+            charges = self.value("charges_type")
+            lines.append(f"Charges: {dict(CHARGES).get(charges, charges)}")
+        lines.append(f"Description: {self.value('description') or '(none)'}")
         lines.append(f"Transfer ID: {self.value('id')}")
         return "\n".join(lines)
 

@@ -1,4 +1,6 @@
-"""A transfer's details, every field as the service answered it, to read and copy."""
+"""A transfer's details: every field the service answered, each under a label in words and
+its value as a person reads it (amounts in the currency's units, the fee with its currency,
+yes or no), to read and copy."""
 
 from __future__ import annotations
 
@@ -7,48 +9,99 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from app.forms.transfer import STATUS_TEXT
-from app.ui.common.names import NamedDialog
+from app.forms.transfer import CHARGES, STATUS_TEXT
+from app.ui.common.names import NamedDialog, named
 from app.ui.transfers.model import currency_of
 
 if TYPE_CHECKING:
     from app.api.banking.transfers import Transfer
 
+#: each field's label, in the order shown; a field not named here shows its name in words
+LABELS = {
+    "id": "Transfer ID",
+    "status": "Status",
+    "amount": "Amount",
+    "fee": "Fee",
+    "priority": "Priority",
+    "charges_type": "Charges",
+    "description": "Description",
+    "recipient_name": "Recipient",
+    "recipient_iban": "Recipient IBAN",
+    "recipient_account": "Recipient account",
+    "recipient_country": "Recipient country",
+    "recipient_address": "Recipient address",
+    "beneficiary_bank.bank": "Recipient's bank",
+    "beneficiary_bank.bic": "BIC",
+    "beneficiary_bank.address": "Bank address",
+    "beneficiary_bank.country": "Bank country",
+    "beneficiary_bank.sepa": "SEPA",
+    "processing_date": "Processing date",
+    "ip": "IP address",
+}
+# amounts given in minor units, shown in the transfer's currency
+_CURRENCY_SCALED = ("amount",)
 
-def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    rows: list[tuple[str, str]] = []
+
+def _flat(values: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
     for key, value in values.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and key != "fee":
             rows.extend(_flat(value, f"{name}."))
         elif value is not None:
-            rows.append((name, str(value)))
+            rows.append((name, value))
     return rows
+
+
+def label_of(name: str) -> str:
+    """A field's label: its own, or its name in words ("some_field" -> "Some field")."""
+    if name in LABELS:
+        return LABELS[name]
+    words = name.replace(".", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def detail_rows(transfer: Transfer) -> list[tuple[str, str]]:
+    """The transfer as (label, value) rows, the labelled fields first in their order."""
+    from app.ui.common.formatting import money_text
+
+    currency = currency_of(transfer)
+
+    def shown(name: str, value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if name == "status":
+            return STATUS_TEXT.get(str(value), str(value))
+        if name in _CURRENCY_SCALED and isinstance(value, int):
+            return f"{money_text(value, currency)} {currency}"
+        if name == "fee" and isinstance(value, dict):
+            fee_currency = str(value.get("currency", currency))
+            return f"{money_text(int(value.get('amount', 0)), fee_currency)} {fee_currency}"
+        if name == "charges_type":
+            return dict(CHARGES).get(str(value), str(value))  # as the form names them
+        return str(value)
+
+    fields = dict(_flat(transfer.model_dump(mode="json")))
+    order = [name for name in LABELS if name in fields]
+    order += [name for name in fields if name not in LABELS]
+    return [(label_of(name), shown(name, fields[name])) for name in order]
 
 
 class TransferDetails(NamedDialog):
     def __init__(self, transfer: Transfer, parent: QWidget | None = None) -> None:
-        from app.ui.common.formatting import money_text
-
         super().__init__(parent)
         self.setObjectName("transferDetails")
         self.setWindowTitle(f"Transfer {transfer.id}")
         self.setMinimumWidth(520)
         form = QFormLayout()
-        currency = currency_of(transfer)
-        shown = {
-            "status": f"{transfer.status} ({STATUS_TEXT.get(transfer.status, transfer.status)})",
-            "amount": f"{transfer.amount} ({money_text(transfer.amount, currency)} {currency})",
-        }
-        self.values: dict[str, str] = {}
-        for name, text in _flat(transfer.model_dump(mode="json")):
-            value = shown.get(name, text)
-            self.values[name] = value
-            label = QLabel(value)
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setWordWrap(True)
-            form.addRow(f"{name}:", label)
+        self.values: dict[str, str] = {}  # by label, as shown
+        for label, value in detail_rows(transfer):
+            self.values[label] = value
+            shown = named(QLabel(value), f"detail:{label}", label)
+            shown.setTextFormat(Qt.TextFormat.PlainText)
+            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            shown.setWordWrap(True)
+            form.addRow(f"{label}:", shown)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -420,8 +420,9 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     view.lookup_button.click()
     listed(1)
     area.open_details(area.model.index(0, 0))
-    assert area.details.values["id"] == "I042"
-    assert area.details.values["amount"] == "142 (1.42 EUR)"
+    assert area.details.values["Transfer ID"] == "I042"
+    assert area.details.values["Amount"] == "1.42 EUR"
+    assert area.details.values["Status"] == "Done"
     area.details.reject()
 
     # the SEPA list, and its export

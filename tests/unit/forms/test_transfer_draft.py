@@ -63,7 +63,11 @@ def test_the_forms_load_no_qt():
         ({"ip": "300.0.0.1"}, "ip", "Enter an IPv4 address like 192.0.2.10"),
         ({"id": "x" * 65}, "id", "At most 64 characters (65 now)"),
         ({"recipient_iban": "DE89 3704 0044 0532 0130 01"}, "recipient_iban", "check digits"),
-        ({"recipient_iban": "BR15 0000 0000 0000 1093 2840 814P 2"}, "recipient_iban", "SEPA"),
+        (
+            {"recipient_iban": "BR15 0000 0000 0000 1093 2840 814P 2"},
+            "recipient_iban",
+            "An IBAN of Brazil (BR), outside the SEPA area: send it as a World transfer",
+        ),
     ],
 )
 def test_every_limit_is_a_problem_in_the_users_words(values, key, problem):
@@ -152,7 +156,29 @@ def test_the_confirmation_says_what_goes_out():
     assert "IBAN: DE89 3704 0044 0532 0130 00 (" in text
     assert "Amount: 1,234.50 EUR" in text
     assert "Fee: not known yet (the service applies its tariff)" in text
-    assert text.endswith(f"Transfer ID: {draft.value('id')}")
+    assert text.endswith(f"Description: Invoice 7\nTransfer ID: {draft.value('id')}")
+    assert "Charges:" not in text  # a SEPA transfer's charges are shared by rule
+    draft.set("description", "")
+    assert "\nDescription: (none)\n" in draft.summary()
+
+
+def test_a_world_transfers_confirmation_names_its_charges():
+    world = draft_with(
+        {
+            "amount": "100",
+            "currency": "USD",
+            "recipient_name": "John Doe",
+            "recipient_account": "123456789",
+            "recipient_country": "US",
+            "recipient_address": "New York",
+            "bic": "CHASUS33",
+            "charges_type": "our",
+            "description": "Parts",
+        },
+        "world",
+    )
+    text = world.summary()
+    assert "\nCharges: our — the sender pays all\nDescription: Parts\n" in text
 
 
 async def draft_of_a_new_account(banking) -> TransferDraft:
