@@ -226,12 +226,24 @@ class TransferDialog(NamedDialog):
         kind = self.kind
         for field in FIELDS:
             self.form.rows[field.key].set_visible(kind in field.kinds)
-        self.inputs["currency"].setEnabled(kind != "sepa" and self.created is None)
+        self._lock_currency()
         if kind == "sepa":
             self.set_value("currency", "EUR")
         self.setWindowTitle(f"New {KIND_TITLES[kind]} transfer")
         self.refresh()
         self._fee_input_changed()
+        # fewer rows shown: the form shrinks back to them (it keeps the width it was given)
+        QTimer.singleShot(0, self._fit_height)
+
+    def _lock_currency(self) -> None:
+        """A SEPA transfer is in euro: its currency is not for the user to change."""
+        self.inputs["currency"].setEnabled(self.kind != "sepa" and self.created is None)
+
+    def _fit_height(self) -> None:
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+            self.resize(self.width(), self.sizeHint().height())
 
     def _edited(self, key: str) -> None:
         if self._filling:
@@ -359,9 +371,17 @@ class TransferDialog(NamedDialog):
         self._created()
 
     def _busy(self, busy: bool) -> None:
+        """While the transfer is on its way the form says so and nothing in it can change:
+        what is sent is what was confirmed."""
         self._sending = busy
         self.submit_button.setEnabled(not busy)
+        for widget in self.inputs.values():
+            widget.setEnabled(not busy)
+        self.kinds.setEnabled(not busy)
+        self.status.setStyleSheet("")
+        self.status.setText("Sending…" if busy else "")
         if not busy:
+            self._lock_currency()
             self.refresh()
 
     # -- after it was created

@@ -482,3 +482,49 @@ def test_typing_into_a_country_filled_from_the_iban_replaces_it(qtbot, qloop, sa
     fill(dialog, {"recipient_iban": "FR14 2004 1010 0505 0001 3M02 606"})
     assert country.text() == "ATX"  # and the next IBAN leaves it alone
     dialog.done(0)
+
+
+def test_while_sending_the_form_says_so_and_nothing_in_it_can_change(
+    qtbot, qloop, sandbox, settings, open_window, admin
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
+    fill(dialog, SEPA)
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")
+    # what the status said, and whether anything could be changed as it said it
+    said: list[tuple[str, bool, bool]] = []
+    dialog.status.shown.connect(
+        lambda text: said.append(
+            (
+                text,
+                any(widget.isEnabled() for widget in dialog.inputs.values()),
+                dialog.kinds.isEnabled() or dialog.submit_button.isEnabled(),
+            )
+        )
+    )
+    send(qloop, window, dialog)
+    assert said[0] == ("Sending…", False, False)  # locked while it is on its way
+    assert said[-1][0].startswith(f"Transfer {dialog.created.id}: ")
+    assert not any(widget.isEnabled() for widget in dialog.inputs.values())  # sent: kept
+    dialog.done(0)
+
+
+def test_the_form_shrinks_back_when_the_rows_of_a_kind_go(
+    qtbot, qloop, sandbox, settings, open_window
+):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
+    settle(qloop, window)
+    qtbot.wait(0)
+    sepa = dialog.height()
+    dialog.kinds.setCurrentIndex(1)  # world: bank, charges, priority, currency…
+    settle(qloop, window)
+    qtbot.wait(0)
+    assert dialog.height() > sepa
+    dialog.kinds.setCurrentIndex(0)
+    settle(qloop, window)
+    qtbot.wait(0)
+    assert dialog.height() == sepa
+    dialog.done(0)
