@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import itertools
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +21,14 @@ from app.core.csv_export import neutralise_row
 from app.ui.common.slice_budget import current_budget
 
 CHUNK = 200  # rows written in one step of a slice (app.ui.common.slice_budget)
+_UNSAFE_IN_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name(*parts: object) -> str:
+    """A CSV file's name that says what it holds ("statement", the client, the account, the
+    dates…), each part kept to what every file system takes."""
+    words = [_UNSAFE_IN_NAMES.sub("-", str(part)).strip("-.") for part in parts]
+    return "-".join(word for word in words if word)[:150] + ".csv"
 
 
 def choose_csv_file(

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.ui.common.account_chooser import AccountChooser
-from app.ui.common.csv_file import choose_csv_file, write_csv
+from app.ui.common.csv_file import choose_csv_file, file_name, write_csv
 from app.ui.common.formatting import chosen_currency
 from app.ui.common.slice_budget import current_budget
 from app.ui.shell.areas import AreaContext
@@ -35,6 +35,7 @@ class StatementsArea:
         self._settings = settings = context.settings
         self.loading: asyncio.Task[None] | None = None
         self._shown_for: tuple[str, str] | None = None  # the client and account of the rows
+        self._period: tuple[dt.date, dt.date] | None = None  # and the dates they are of
         self._shown_from: tuple[str, str] | None = None  # the server and user they came from
         self._complete = False  # the rows are the whole statement of the period
         self.exporting: asyncio.Task[None] | None = None
@@ -130,6 +131,7 @@ class StatementsArea:
         view.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         view.chart.set_series([], "")
         self._shown_for = (client_id, account_id)
+        self._period = (date_from, date_to)
         self._shown_from = self._server()
         self._complete = False
         self._summary = ""
@@ -256,8 +258,13 @@ class StatementsArea:
     # -- export
 
     def choose_export_file(self) -> QFileDialog:
+        parts: list[object] = ["statement", *(self._shown_for or ())]
+        if self._period is not None:
+            parts += [self._period[0].isoformat(), "to", self._period[1].isoformat()]
+        if self.view.model.searching:
+            parts.append("found")  # only the rows the search shows
         return choose_csv_file(
-            self.view, self._settings, "Export statement as CSV", "statement.csv", self.export_to
+            self.view, self._settings, "Export statement as CSV", file_name(*parts), self.export_to
         )
 
     def export_to(self, path: Path) -> asyncio.Task[None]:
@@ -275,7 +282,7 @@ class StatementsArea:
                 path,
                 COLUMNS,
                 view.model.export_rows(),
-                lambda done: view.status.setText(f"Exporting… {done:,} of {total:,} rows"),
+                lambda done: self._exported(done, total),
                 neutralised=True,  # by export_rows, a column at a time
             )
         except asyncio.CancelledError:
@@ -286,8 +293,19 @@ class StatementsArea:
             self._presenter.show(InvalidInput("File", f"cannot write {path}: {exc.strerror}"))
             return
         finally:
+            view.progress.setRange(0, 0)  # busy again, as loading and sorting show it
+            view.progress.resetFormat()
             self._busy(False)
         view.status.setText(f"Exported {written:,} rows to {path}")
+
+    def _exported(self, done: int, total: int) -> None:
+        """The counts so far, in the status and in the bar, which fills as they grow."""
+        view = self.view
+        counts = f"{done:,} of {total:,} rows"
+        view.status.setText(f"Exporting… {counts}")
+        view.progress.setRange(0, max(total, 1))
+        view.progress.setFormat(counts)
+        view.progress.setValue(done)
 
     def _remember_columns(self) -> None:
         header = self.view.table.horizontalHeader()

@@ -15,7 +15,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core import limits
 from app.forms.transfer import KINDS, Kind
 from app.ui.common.account_chooser import AccountChooser
-from app.ui.common.csv_file import choose_csv_file, write_csv
+from app.ui.common.csv_file import choose_csv_file, file_name, write_csv
 from app.ui.common.paged_model import ItemRole
 from app.ui.shell.areas import AreaContext
 from app.ui.transfers.details import TransferDetails
@@ -162,7 +162,9 @@ class TransfersArea:
     # -- export
 
     def choose_export_file(self) -> QFileDialog:
-        suggested = f"transfers-{self.kind}.csv"
+        suggested = file_name(
+            "transfers", self.kind, self.chooser.client_id(), self.chooser.account_id()
+        )
         return choose_csv_file(
             self.view, self._context.settings, "Export transfers as CSV", suggested, self.export_to
         )

@@ -136,14 +136,26 @@ def test_csv_export_neutralises_formulas(qloop, sandbox, settings, tmp_path, ope
     view.load_button.click()
     settle(qloop, window)
     assert view.export_button.isEnabled()
-    dialog = window.area(StatementsArea).choose_export_file()
+    area = window.area(StatementsArea)
+    dialog = area.choose_export_file()
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     assert dialog.directory().absolutePath() == str(tmp_path)  # the last folder used
+    account_id = area.chooser.account_id()
+    assert dialog.selectedFiles()[0].endswith(  # the name says what the file holds
+        f"/statement-{client_id}-{account_id}-{today}-to-{today}.csv"
+    )
     target = tmp_path / "chosen" / "statement.csv"
     target.parent.mkdir()
+    counted: list[tuple[str, int, int]] = []  # the bar's text, value and end as it fills
+    view.progress.valueChanged.connect(
+        lambda value: counted.append((view.progress.text(), value, view.progress.maximum()))
+    )
     dialog.fileSelected.emit(str(target))
     dialog.close()
     settle(qloop, window)
+    total = view.model.rowCount()
+    assert counted and counted[-1] == (f"{total:,} of {total:,} rows", total, total)
+    assert view.progress.maximum() == 0  # busy again, as loading shows it
     assert settings.value("export/folder") == str(target.parent)
     with target.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.reader(handle))

@@ -431,6 +431,12 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     view.kinds.setCurrentIndex(0)
     listed(1)
     assert area.model.data(area.model.index(0, STATUS)) == "In progress"
+    settings.setValue("export/folder", str(tmp_path))
+    chooser = area.choose_export_file()  # the name it offers says what the file holds
+    assert chooser.selectedFiles()[0] == str(
+        tmp_path / f"transfers-sepa-{client_id}-{account_id}.csv"
+    )
+    chooser.close()
     target = tmp_path / "sepa.csv"
     run_on(qloop, area.export_to(target))
     with target.open(encoding="utf-8-sig", newline="") as handle:
