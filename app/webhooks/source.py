@@ -73,14 +73,13 @@ class EventsSource:
     async def events(
         self, *, event_type: str | None = None, status: str | None = None, last: int = 1000
     ) -> list[Event]:
-        """The most recent ``last`` events (by occurred_at), oldest first."""
+        """The most recent ``last`` events (by occurred_at), newest first."""
         await self.start()
         store = self.store
         assert store is not None
 
         def read() -> list[Event]:
-            newest = store.list(event_type=event_type, status=status, limit=last, newest_first=True)
-            return newest[::-1]
+            return store.list(event_type=event_type, status=status, limit=last, newest_first=True)
 
         return await asyncio.to_thread(read)
 

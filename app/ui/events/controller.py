@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialogButtonBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -33,7 +34,7 @@ from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.table_model import RowsModel
 from app.ui.common.widgets import row_table
-from app.ui.events.model import WIDTHS, EventRole, EventsModel
+from app.ui.events.model import TYPE, WIDTHS, EventRole, EventsModel
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import confirmed
 from app.webhooks.store import StoreUnavailable
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 ALL_TYPES = "All types"
 ALL_STATUSES = "All statuses"
 POLL_MS = 1000
+NO_EVENT = "Choose an event to read its client back."
 CLIENT_PAGES = 20  # pages of 100 clients searched for an external reference
 
 
@@ -65,7 +67,7 @@ class EventsView(QWidget):
         self.source.setObjectName("eventsSource")
         self.source.setWordWrap(True)
         self.table = row_table("eventsTable", "Events")
-        self.client = QLabel("Choose an event to read its client back.")
+        self.client = QLabel(NO_EVENT)
         self.client.setObjectName("eventClient")
         self.client.setWordWrap(True)
         self.raw = QPlainTextEdit()
@@ -110,7 +112,9 @@ class EventsArea:
         header = view.table.horizontalHeader()
         for column, width in WIDTHS.items():
             header.resizeSection(column, width)
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(TYPE, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(60)
         view.table.selectionModel().currentRowChanged.connect(self._chosen)
         view.refresh_button.clicked.connect(self.refresh)
         view.event_type.currentTextChanged.connect(lambda _text: self.refresh())
@@ -173,7 +177,9 @@ class EventsArea:
             return
         chosen = self.chosen()
         if self.model.show(events):
-            self._select(chosen.event_id if chosen is not None else None)
+            still_listed = chosen is not None and self._select(chosen.event_id)
+            if chosen is not None and not still_listed:  # the filter hides it: so does its detail
+                self._show_detail(None)
         where = "received by Partner Desk from the embedded sandbox" if source.sandbox else ""
         store = source.store.where if source.store is not None else ""
         shown = f"{len(events):,} event{'s' if len(events) != 1 else ''}"
@@ -185,7 +191,8 @@ class EventsArea:
         event = self.model.data(index, EventRole) if index.isValid() else None
         return event
 
-    def _select(self, event_id: str | None) -> None:
+    def _select(self, event_id: str) -> bool:
+        """Choose the event again after the list changed; False when it is not listed."""
         for row, event in enumerate(self.model.events()):
             if event.event_id == event_id:
                 self.view.table.selectionModel().setCurrentIndex(
@@ -193,11 +200,21 @@ class EventsArea:
                     QItemSelectionModel.SelectionFlag.ClearAndSelect
                     | QItemSelectionModel.SelectionFlag.Rows,
                 )
-                return
+                return True
+        return False
 
     def _chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         event = self.model.data(current, EventRole) if current.isValid() else None
+        if event is not None:
+            self._show_detail(event)
+
+    def _show_detail(self, event: Event | None) -> None:
+        """The chosen event as received, and its client read back; None: no event shown."""
+        self._client_generation += 1
         if event is None:
+            self.view.table.selectionModel().clearSelection()
+            self.view.raw.clear()
+            self.view.client.setText(NO_EVENT)
             return
         headers = "\n".join(f"{name}: {value}" for name, value in event.headers.items())
         try:
@@ -207,7 +224,6 @@ class EventsArea:
         self.view.raw.setPlainText(
             f"{headers}\n\n{event.body}\n\n— the same body, laid out —\n{pretty}"
         )
-        self._client_generation += 1
         if event.data_id is None:
             self.view.client.setText("The event names no client (no external reference).")
             return

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 COLUMNS = ("Occurred (UTC)", "Type", "Status", "data.id", "Signature", "Duplicates", "Received")
 OCCURRED, TYPE, STATUS, DATA_ID, SIGNATURE, DUPLICATES, RECEIVED = range(len(COLUMNS))
-WIDTHS = {OCCURRED: 190, TYPE: 210, STATUS: 90, DATA_ID: 150, SIGNATURE: 100, DUPLICATES: 85}
+# the type takes the room left: the columns fit the table's width, with no scrolling sideways
+WIDTHS = {OCCURRED: 165, STATUS: 80, DATA_ID: 120, SIGNATURE: 80, DUPLICATES: 80, RECEIVED: 165}
 EventRole = Qt.ItemDataRole.UserRole + 1
 
 

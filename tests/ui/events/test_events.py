@@ -42,23 +42,29 @@ def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window,
     advance(events_sandbox.url, 6)  # the review ends: done
     # delivered to the receiver, stored, then read by the area's next look at the store
     run_on(qloop, until(lambda: area.model.rowCount() >= 1, timeout=15))
-    event = area.model.events()[-1]
+    event = area.model.events()[0]  # newest first
     assert (event.event_type, event.status, event.data_id) == (
         "private_reg.status_changed",
         "done",
         "EV-1",
     )
-    assert area.model.data(area.model.index(area.model.rowCount() - 1, 4)) == "verified"
-    area.view.table.selectRow(area.model.rowCount() - 1)
+    occurred = [e.occurred_at for e in area.model.events()]
+    assert occurred == sorted(occurred, reverse=True)
+    assert area.model.data(area.model.index(0, 4)) == "verified"
+    qtbot.wait(0)
+    assert area.view.table.horizontalScrollBar().maximum() == 0  # the columns fit the width
+    area.view.table.selectRow(0)
     raw = area.view.raw.toPlainText()
     assert "x-webhook-signature:" in raw and event.body in raw
     settle(qloop, window)  # the event's client, read back
     assert area.view.client.text().startswith("Client ")
     assert created.id in area.view.client.text() and "done" in area.view.client.text()
-    # the filters
+    # the filters: the detail follows them
     area.view.status.setCurrentText("active")
     settle(qloop, window)
     assert area.model.rowCount() == 0
+    assert area.view.raw.toPlainText() == ""  # the hidden event's detail went with it
+    assert area.view.client.text() == "Choose an event to read its client back."
     area.view.status.setCurrentText("done")
     settle(qloop, window)
     assert area.model.rowCount() >= 1
