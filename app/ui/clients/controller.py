@@ -70,7 +70,9 @@ class ClientsArea:
             (QKeySequence.StandardKey.Find, self.focus_filter),
         ):
             shortcut = QShortcut(QKeySequence(keys), view)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            # the area shown only (a hidden page's shortcut does not fire), wherever
+            # the focus is in the window: the list of areas too
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(slot)
 
     # -- list

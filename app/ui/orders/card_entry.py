@@ -128,6 +128,7 @@ class CardEntryDialog(NamedDialog):
         self.saved_cards = saved_cards
         self.action = ActionKey()
         self.paid: Order | None = None
+        self.tried = False  # a payment was sent (its outcome may be unknown)
         self.confirmation: QMessageBox | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -350,6 +351,7 @@ class CardEntryDialog(NamedDialog):
         # the action key is keyed on what identifies the payment, never on the card itself
         identity = (self.order.id, self.masked(), payment.body().get("exp_month"))
         self.pay_button.setEnabled(False)
+        self.tried = True
         try:
             # the card typed now is what goes, with the key of the payment it is
             paid = await self.action.send(
@@ -365,7 +367,6 @@ class CardEntryDialog(NamedDialog):
         self.paid = paid
         self._forget_card()
         self._show_outcome(paid)
-        self._context.events.order_changed.emit(paid.id)
         self.refresh()
 
     def _show_outcome(self, paid: Order) -> None:

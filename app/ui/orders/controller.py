@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.api.action import ActionKey
 from app.api.errors import ApiError, InvalidInput, UnexpectedStatus
@@ -92,7 +92,9 @@ class OrdersArea:
         if context.session is not None:
             self.show_orders()
         shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # the area shown only (a hidden page's shortcut does not fire), wherever
+        # the focus is in the window: the list of areas too
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         shortcut.activated.connect(self.new_order)
 
     def signed_in(self) -> None:
@@ -192,6 +194,10 @@ class OrdersArea:
                     )
                     break
         now = self._context.gateway.transport.server_now()
+        if QApplication.focusWidget() in self.view.detail.action_buttons.values():
+            # a focused button the new state disables would hand the focus to the next
+            # field, and the detail would scroll to it: the buttons would not stay in place
+            self.view.table.setFocus()
         self.view.detail.show_order(order, offers(order, now), now)
 
     def _announce(self, order_id: str) -> None:
@@ -313,7 +319,12 @@ class OrdersArea:
         finally:
             self.card_dialog = None
             dialog.deleteLater()
-        await self.reload(order.id)
+            self.view.table.setFocus()  # not the next field the scrolled detail would show
+        if dialog.paid is not None:  # the payment's answer is the order as it is now
+            self.show_order(dialog.paid)
+            self._announce(dialog.paid.id)
+        elif dialog.tried:  # refused or lost on its way: the order may have changed
+            await self.reload(order.id)
 
     async def _capture(self, order: Order) -> None:
         currency = order.currency

@@ -62,7 +62,9 @@ class TransfersArea:
         view.table.doubleClicked.connect(self.open_details)
         context.events.transfer_changed.connect(self._transfer_changed)
         shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # the area shown only (a hidden page's shortcut does not fire), wherever
+        # the focus is in the window: the list of areas too
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         shortcut.activated.connect(self.new_transfer_here)
 
     @property

@@ -531,3 +531,32 @@ def test_a_client_created_outside_the_filter_is_said_so(qloop, sandbox, open_win
     assert view.status.text() == f"Created client {created.id}; not in the list as filtered"
     clients.apply_filter(None)
     settle(qloop, window)
+
+
+def test_the_fields_stay_where_they_are_while_messages_come_and_go(
+    qtbot, qloop, sandbox, open_window
+):
+    from PySide6.QtCore import QPoint
+
+    window, _view, clients = open_clients(qloop, open_window, sandbox)
+    dialog = new_person_dialog(qloop, window, clients)
+    qtbot.wait(0)
+
+    def places() -> list[tuple[QPoint, int, int]]:
+        qtbot.wait(0)  # laid out
+        return [
+            (widget.mapTo(dialog, QPoint(0, 0)), widget.width(), widget.height())
+            for widget in [dialog.reference, *dialog.inputs.values()]
+        ]
+
+    empty = places()
+    fill(dialog, {("email",): "not-an-email", ("birth_date",): "1990-13-45"})
+    dialog.reference.setText("REG-" + "X" * 70)  # a long value, a long message
+    messages = [label.text() for label in dialog.problems.values() if label.text()]
+    assert len(messages) >= 2  # messages did appear
+    assert dialog.inputs[("email",)].styleSheet()  # marked as wrong
+    assert places() == empty
+    fill(dialog, {**PERSON, ("email",): "ruta@example.lt"})
+    dialog.reference.setText("REG-1")
+    assert places() == empty  # and they went, moving nothing either
+    dialog.done(0)

@@ -322,6 +322,9 @@ def test_opening_an_order_asks_for_it_once(qtbot, qloop, window, gateway_sandbox
     settle(qloop, window)
     assert area.view.detail.fields["id"].text() == order.id
     assert asked() == 1
+    pay_with_card(qloop, window, area)  # the payment's answer is the order as it is now
+    assert area.current.status == "charged"
+    assert asked() == 1
 
 
 def test_the_details_buttons_keep_their_places_whatever_the_orders_state(qtbot, qloop, window):
@@ -341,7 +344,12 @@ def test_the_details_buttons_keep_their_places_whatever_the_orders_state(qtbot, 
     dialog.refresh()
     create(qloop, window, area, dialog)
     new = places()  # a new order: most values empty, every action refused with a reason
+    window.activateWindow()
+    detail.action_buttons["pay"].setFocus()  # the button clicked has the focus
     pay_with_card(qloop, window, area)
+    scrolled = area.view.detail.parentWidget().parentWidget()  # the detail's scroll area
+    assert type(scrolled).__name__ == "QScrollArea"
+    assert scrolled.verticalScrollBar().value() == 0  # not scrolled to another field
     assert area.current.status == "hold"  # reserved, until a date, days left: longer values
     assert places() == new
     area.view.detail.show_order(None, {}, dt.datetime.now(dt.UTC))

@@ -128,3 +128,26 @@ def test_the_title_and_the_about_box_carry_the_version(sandbox, open_window):
     window.show_about()
     assert window.about_box is not None and f"Partner Desk {expected}" in window.about_box.text()
     window.about_box.done(0)
+
+
+def test_ctrl_n_creates_in_the_area_shown_even_from_the_list_of_areas(
+    qtbot, qloop, sandbox, open_window
+):
+    from PySide6.QtCore import Qt
+
+    from app.ui.clients import ClientsArea
+    from app.ui.orders import OrdersArea
+    from tests.ui.conftest import settle
+
+    window = open_window(sandbox.url)
+    window.show_area("Orders")  # built, then hidden behind the next area
+    window.show_area("Clients")
+    settle(qloop, window)
+    window.navigation.setFocus()  # as after a click in the list of areas, or Ctrl+1
+    qtbot.keyClick(window.navigation, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    settle(qloop, window)
+    clients = window.area(ClientsArea)
+    assert clients.dialog is not None and clients.dialog.isVisible()
+    assert window.area(OrdersArea).order_dialog is None  # the hidden area's is not
+    clients.dialog.reject()
+    settle(qloop, window)
