@@ -354,6 +354,9 @@ class SubscriptionsDialog(NamedDialog):
         question = (
             f"Delete the subscription of {url} to {kinds}?\n\nThe sandbox stops sending it events."
         )
+        receiver = self._source.receiver
+        if receiver is not None and url == receiver.url:
+            question += " It is this desk's own receiver: the Events area gets no new events."
         if not await confirmed(self, self, "Delete subscription", question):
             return
         try:

@@ -392,7 +392,9 @@ class CardEntryDialog(NamedDialog):
         self.cvv.wipe()
         if last4:
             self.number.setPlaceholderText(f"•••• {last4} (sent)")
-        for widget in (self.number, self.cvv, self.month, self.year, self.card_choice):
+        # the payment is made: nothing of it can be changed any more, the card or the rest
+        rows = [row.widget for row in self.form.rows.values()]
+        for widget in (*rows, self.card_choice, self.by_merchant, self.custom_avs):
             widget.setEnabled(False)
 
     def done(self, result: int) -> None:

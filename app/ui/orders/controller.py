@@ -229,6 +229,7 @@ class OrdersArea:
     def _copy_id(self) -> None:
         if self.current is not None:
             QGuiApplication.clipboard().setText(self.current.id)
+            self.view.status.setText(f"Copied the order ID {self.current.id}")
 
     # -- new order, taxes, customers
 

@@ -101,6 +101,7 @@ class OrderDetail(QWidget):
         layout.addLayout(links)
         layout.addLayout(actions)
         layout.addWidget(self.reasons)
+        layout.addSpacing(8)  # the reasons end where the values begin
         layout.addLayout(form)
         layout.addWidget(QLabel("<b>History</b>"))
         layout.addWidget(self.history, 1)

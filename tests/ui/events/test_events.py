@@ -83,6 +83,14 @@ def test_the_sandbox_subscriptions_dialog_lists_adds_and_deletes(qtbot, qloop, w
     receiver_url = window.session.events.receiver.url
     assert receiver_url in [str(u) for u in dialog.rows()]
     before = dialog.model.rowCount()
+    dialog.table.selectRow(dialog.rows().index(receiver_url))
+    dialog.delete_button.click()  # the desk's own receiver: said so before it goes
+    settle(qloop, window)
+    assert dialog.confirmation.text().endswith(
+        "It is this desk's own receiver: the Events area gets no new events."
+    )
+    dialog.confirmation.button(QMessageBox.No).click()
+    settle(qloop, window)
     dialog.url.setText("http://127.0.0.1:9/hook")
     dialog.filter.setCurrentText("corp_reg.*")
     dialog.add_button.click()

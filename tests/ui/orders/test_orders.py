@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core.gateway.matrix import Item, conflicts
 from app.sandbox.app import SandboxSettings
@@ -296,6 +296,8 @@ def test_a_payments_outcome_reads_in_its_colour_and_icon(
     assert f"color: {colour}" in card.status.styleSheet()  # not black text
     assert card.status_icon.accessibleDescription() == meaning
     assert not card.status_icon.pixmap().isNull()
+    assert not any(row.widget.isEnabled() for row in card.form.rows.values())  # all of it sent
+    assert not card.by_merchant.isEnabled() and not card.card_choice.isEnabled()
     card.done(0)
     settle(qloop, window)
     assert area.view.detail.fields["status"].text() == outcome
@@ -322,6 +324,9 @@ def test_opening_an_order_asks_for_it_once(qtbot, qloop, window, gateway_sandbox
     settle(qloop, window)
     assert area.view.detail.fields["id"].text() == order.id
     assert asked() == 1
+    area.view.detail.copy_button.click()
+    assert QApplication.clipboard().text() == order.id
+    assert area.view.status.text() == f"Copied the order ID {order.id}"
     pay_with_card(qloop, window, area)  # the payment's answer is the order as it is now
     assert area.current.status == "charged"
     assert asked() == 1
