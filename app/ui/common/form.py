@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QSizePolicy,
     QWidget,
 )
 
@@ -68,14 +67,11 @@ class FormRows(QObject):
         caption = QLabel(f"{label}:")
         caption.setBuddy(widget)  # its accessible name, and the focus a click on it gives
         caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        problem = _problem_label()
+        problem = NoticeLabel("")
         object_name = name or str(key)
         widget.setObjectName(object_name)
         problem.setObjectName(f"problem:{object_name}")
         self.grid.addWidget(caption, row_number, 0)
-        if isinstance(widget, (QLineEdit, QComboBox)):
-            # the marked border of a wrong value must not change the input's height either
-            widget.setFixedHeight(widget.sizeHint().height())
         self.grid.addWidget(widget, row_number, 1)
         self.grid.addWidget(problem, row_number, 2)
         row = Row(key, label.removesuffix(" (optional)"), caption, widget, problem, self.section)
@@ -105,23 +101,6 @@ class FormRows(QObject):
             row.problem.setStyleSheet(PROBLEM_STYLE if problem else NOTE_STYLE)
             row.widget.setStyleSheet(INVALID_STYLE if problem else "")
         return reason(problems, self.rows)
-
-
-PROBLEM_LINES = 2  # a problem's room beside its input, whatever it says
-
-
-def _problem_label() -> NoticeLabel:
-    """Where a row's problem or note is said: the same size whether empty or not, a long
-    text wrapped within it (and whole in its tooltip), so that a message appearing while one
-    types moves no field — a click lands where it was aimed."""
-    label = NoticeLabel("")
-    label.setWordWrap(True)
-    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    label.setFixedHeight(label.fontMetrics().lineSpacing() * PROBLEM_LINES + 2)
-    policy = label.sizePolicy()
-    policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # never widens the form
-    label.setSizePolicy(policy)
-    return label
 
 
 def reason(problems: Mapping[Any, str], rows: Mapping[Any, Row]) -> str:
