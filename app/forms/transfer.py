@@ -126,6 +126,7 @@ CHARGES = (
     ("our", "our — the sender pays all"),
     ("ben", "ben — the recipient pays"),
 )
+CHARGE_TEXT = dict(CHARGES)
 #: the fields typed grouped by spaces that count without them
 _COMPACT = ("recipient_iban", "bic")
 
@@ -248,10 +249,8 @@ class TransferDraft:
         except IbanError as exc:
             return str(exc), ""
         if self.kind == "sepa" and not info.sepa:
-            return (
-                f"An IBAN of {country_name(info.country)} ({info.country}), outside the SEPA "
-                "area: send it as a World transfer"
-            ), ""
+            name = f"{country_name(info.country)} ({info.country})"
+            return f"An IBAN of {name}, outside the SEPA area: send it as a World transfer", ""
         bank = ", ".join(part for part in (info.bank, info.bic) if part)
         return None, bank or "bank not in the offline registry"
 
@@ -413,9 +412,7 @@ class TransferDraft:
 
     def summary(self) -> str:
         """The confirmation's text: what will be sent, with the fee when it is known."""
-        kind = self.kind
-        currency = self.currency()
-        amount = self.amount() or 0
+        kind, currency, amount = self.kind, self.currency(), self.amount() or 0
         lines = [f"Send this {KIND_TITLES[kind]} transfer?", ""]
         lines.append(f"Recipient: {self.value('recipient_name') or '(not given)'}")
         if kind == "world":
@@ -438,8 +435,7 @@ class TransferDraft:
             lines.append("Fee: not known yet (the service applies its tariff)")
         lines.append(f"Priority: {self.value('priority') if kind == 'world' else 'standard'}")
         if kind == "world":
-            charges = self.value("charges_type")
-            lines.append(f"Charges: {dict(CHARGES).get(charges, charges)}")
+            lines.append(f"Charges: {CHARGE_TEXT.get(self.value('charges_type'), '(not given)')}")
         lines.append(f"Description: {self.value('description') or '(none)'}")
         lines.append(f"Transfer ID: {self.value('id')}")
         return "\n".join(lines)

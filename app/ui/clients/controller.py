@@ -65,15 +65,11 @@ class ClientsArea:
         view.table.selectionModel().selectionChanged.connect(self._selection_changed)
         view.accounts.clicked.connect(self._show_accounts)
         view.upload.clicked.connect(self.open_upload)
-        for keys, slot in (
-            (QKeySequence.StandardKey.New, lambda: self.open_create("person")),
-            (QKeySequence.StandardKey.Find, self.focus_filter),
-        ):
-            shortcut = QShortcut(QKeySequence(keys), view)
-            # the area shown only (a hidden page's shortcut does not fire), wherever
-            # the focus is in the window: the list of areas too
-            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut.activated.connect(slot)
+        # Ctrl+F in the area shown only (a hidden page's shortcut does not fire), wherever the
+        # focus is in the window: the list of areas too (Ctrl+N is the File menu's: New person…)
+        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), view)
+        find.setContext(Qt.ShortcutContext.WindowShortcut)
+        find.activated.connect(self.focus_filter)
 
     # -- list
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QItemSelectionModel, QModelIndex
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.api.action import ActionKey
@@ -91,11 +91,6 @@ class OrdersArea:
         context.events.order_changed.connect(self._order_changed)
         if context.session is not None:
             self.show_orders()
-        shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
-        # the area shown only (a hidden page's shortcut does not fire), wherever
-        # the focus is in the window: the list of areas too
-        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        shortcut.activated.connect(self.new_order)
 
     def signed_in(self) -> None:
         self.list_extension = True  # another gateway, perhaps: asked again

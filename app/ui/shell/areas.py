@@ -44,19 +44,44 @@ A = TypeVar("A", bound=Area)
 
 
 @dataclass(frozen=True)
+class Creates:
+    """A New … action of the File menu: what it says, its name, and the area's method that
+    opens the form (with its one argument, if any)."""
+
+    label: str
+    key: str
+    method: str
+    argument: str = ""
+
+
+@dataclass(frozen=True)
 class AreaSpec:
     name: str
     shortcut: str
     package: str  # its build(context) makes the area
+    creates: tuple[Creates, ...] = ()  # the first one is the area's Ctrl+N
 
 
 AREAS: tuple[AreaSpec, ...] = (
-    AreaSpec("Clients", "Ctrl+1", "app.ui.clients"),
+    AreaSpec(
+        "Clients",
+        "Ctrl+1",
+        "app.ui.clients",
+        (
+            Creates("New person…", "person", "open_create", "person"),
+            Creates("New company…", "company", "open_create", "company"),
+        ),
+    ),
     AreaSpec("Accounts", "Ctrl+2", "app.ui.accounts"),
-    AreaSpec("Transfers", "Ctrl+3", "app.ui.transfers"),
+    AreaSpec(
+        "Transfers",
+        "Ctrl+3",
+        "app.ui.transfers",
+        (Creates("New transfer…", "transfer", "new_transfer_here"),),
+    ),
     AreaSpec("Statements", "Ctrl+4", "app.ui.statements"),
     AreaSpec("IBAN lookup", "Ctrl+5", "app.ui.iban"),
-    AreaSpec("Orders", "Ctrl+6", "app.ui.orders"),
+    AreaSpec("Orders", "Ctrl+6", "app.ui.orders", (Creates("New order…", "order", "new_order"),)),
     AreaSpec("Events", "Ctrl+7", "app.ui.events"),
 )
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QSettings, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,10 +29,11 @@ from app.ui.connection.profiles import SANDBOX, SANDBOX_PASSWORD, SANDBOX_PROFIL
 from app.ui.shell.areas import AREAS, Area, AreaContext, AreaSpec
 from app.ui.shell.errors import ErrorPresenter
 from app.ui.shell.first_paint import AfterFirstPaint
+from app.ui.shell.menus import build_menus, new_key_to
 from app.ui.shell.tasks import TaskGroup
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QMenu, QMessageBox
 
     from app.api.http import Exchange
     from app.ui.connection.profiles import ServerProfile
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.navigation.setFixedWidth(150)
         self.pages = QStackedWidget()
         self._specs = {spec.name: spec for spec in areas}
+        self.area_specs = areas
+        self.new_actions: dict[str, list[QAction]] = {}  # by area, its New … actions (menus)
         self._containers: dict[str, QWidget] = {}
         self._areas: dict[str, Area] = {}
         for spec in areas:
@@ -115,7 +118,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self._request_log: RequestLogDock | None = None  # made just after the first paint
-        self._menus()
+        self.quit_action: QAction
+        self.view_menu: QMenu
+        self.about_box: QMessageBox | None = None
+        build_menus(self)
+        new_key_to(self, self.current_area())
 
         geometry = self._settings.value("main/geometry")
         if geometry is not None:
@@ -145,45 +152,6 @@ class MainWindow(QMainWindow):
                 # the work area gets the room; the log is there to glance at
                 self.resizeDocks([dock], [140], Qt.Orientation.Vertical)
         return self._request_log
-
-    def _menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        quit_action = QAction("Quit", self)
-        quit_action.setObjectName("action.quit")
-        # Ctrl+Q everywhere, plus the platform's own quit key where it has another
-        keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
-        quit_action.setShortcuts(list(dict.fromkeys(keys)))
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-        self.addAction(quit_action)
-        self.quit_action = quit_action
-
-        view_menu = self.view_menu = self.menuBar().addMenu("&View")  # the log's toggle: later
-        refresh = QAction("Refresh", self)
-        refresh.setObjectName("action.refresh")
-        # setShortcuts, not setShortcut: choosing among its overloads makes the types of Qt's
-        # whole namespace, a tenth of the start
-        refresh.setShortcuts([QKeySequence("F5")])
-        refresh.triggered.connect(self.refresh_current)
-        view_menu.addAction(refresh)
-        self.addAction(refresh)
-        health = QAction("Check health", self)
-        health.setObjectName("action.checkHealth")
-        health.triggered.connect(lambda: self.tasks.spawn(self.check_health()))
-        view_menu.addAction(health)
-
-        connection_menu = self.menuBar().addMenu("&Connection")
-        sign_in = QAction("Sign in…", self)
-        sign_in.setObjectName("action.signIn")
-        sign_in.triggered.connect(lambda: self.open_sign_in())
-        connection_menu.addAction(sign_in)
-
-        help_menu = self.menuBar().addMenu("&Help")
-        about = QAction("About Partner Desk", self)
-        about.setObjectName("action.about")
-        about.triggered.connect(self.show_about)
-        help_menu.addAction(about)
-        self.about_box: QMessageBox | None = None
 
     def _title_with_version(self) -> None:
         from app.core.resources import version
@@ -221,8 +189,6 @@ class MainWindow(QMainWindow):
         item = self.navigation.item(self.navigation.count() - 1)
         item.setToolTip(spec.shortcut)
         self.pages.addWidget(container)
-        shortcut = QShortcut(QKeySequence(spec.shortcut), self)
-        shortcut.activated.connect(lambda name=spec.name: self.show_area(name))
 
     def _build(self, name: str) -> Area:
         """The area, built (its package imported) the first time it is needed."""
@@ -259,6 +225,12 @@ class MainWindow(QMainWindow):
         if item is not None and not self._starting:
             self._build(item.text())
         self.pages.setCurrentIndex(row)
+        if self.new_actions and item is not None:
+            new_key_to(self, item.text())
+
+    def area_named(self, name: str) -> Area:
+        """The area of that name, built when first needed."""
+        return self._build(name)
 
     def _finish_start(self) -> None:
         """What the first paint could do without: the current area, the request log, a

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
@@ -61,11 +60,6 @@ class TransfersArea:
         view.export_button.clicked.connect(self.choose_export_file)
         view.table.doubleClicked.connect(self.open_details)
         context.events.transfer_changed.connect(self._transfer_changed)
-        shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.New), view)
-        # the area shown only (a hidden page's shortcut does not fire), wherever
-        # the focus is in the window: the list of areas too
-        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        shortcut.activated.connect(self.new_transfer_here)
 
     @property
     def kind(self) -> Kind:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
-from app.forms.transfer import CHARGES, STATUS_TEXT
+from app.forms.transfer import CHARGE_TEXT, STATUS_TEXT
 from app.ui.common.names import NamedDialog, named
 from app.ui.transfers.model import currency_of
 
@@ -78,7 +78,7 @@ def detail_rows(transfer: Transfer) -> list[tuple[str, str]]:
             fee_currency = str(value.get("currency", currency))
             return f"{money_text(int(value.get('amount', 0)), fee_currency)} {fee_currency}"
         if name == "charges_type":
-            return dict(CHARGES).get(str(value), str(value))  # as the form names them
+            return CHARGE_TEXT.get(str(value), str(value))  # as the form names them
         return str(value)
 
     fields = dict(_flat(transfer.model_dump(mode="json")))

@@ -151,3 +151,48 @@ def test_ctrl_n_creates_in_the_area_shown_even_from_the_list_of_areas(
     assert window.area(OrdersArea).order_dialog is None  # the hidden area's is not
     clients.dialog.reject()
     settle(qloop, window)
+
+
+def test_the_menus_show_the_way_every_area_and_what_can_be_created_with_its_keys(
+    qtbot, qloop, sandbox, open_window
+):
+    from app.ui.orders import OrdersArea
+    from app.ui.shell.areas import AREAS
+    from tests.ui.conftest import settle
+
+    window = open_window(sandbox.url)
+    menus = {action.text(): action.menu() for action in window.menuBar().actions()}
+    assert list(menus) == ["&File", "&Go", "&View", "&Connection", "&Help"]
+    go = [(a.text(), a.shortcut().toString()) for a in menus["&Go"].actions()]
+    assert go == [(spec.name, spec.shortcut) for spec in AREAS]
+    new = [a.text() for a in menus["&File"].actions() if a.text().startswith("New")]
+    assert new == ["New person…", "New company…", "New transfer…", "New order…"]
+
+    def keys_beside() -> dict[str, str]:
+        return {
+            a.text(): a.shortcut().toString()
+            for a in menus["&File"].actions()
+            if a.text().startswith("New")
+        }
+
+    window.show_area("Clients")
+    assert keys_beside() == {
+        "New person…": "Ctrl+N",
+        "New company…": "",
+        "New transfer…": "",
+        "New order…": "",
+    }
+    window.show_area("Orders")
+    assert keys_beside()["New order…"] == "Ctrl+N" and keys_beside()["New person…"] == ""
+    # from another area, New order… goes to Orders and opens its form
+    from app.ui.shell.harness import find_action
+
+    find_action(window, "action.go.clients").trigger()
+    assert window.current_area() == "Clients"
+    find_action(window, "action.new.order").trigger()
+    settle(qloop, window)
+    assert window.current_area() == "Orders"
+    orders = window.area(OrdersArea)
+    assert orders.order_dialog is not None and orders.order_dialog.isVisible()
+    orders.order_dialog.reject()
+    settle(qloop, window)
