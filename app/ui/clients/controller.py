@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 
 SELECT_PAGES = 10  # pages read at most to find a client just created in the list
+REFERENCE_PAGES = 20  # pages of 100 clients read at most for a client's reference
 
 
 class ClientsArea:
@@ -58,6 +59,7 @@ class ClientsArea:
         self.model.failed.connect(self._failed)
         self.model.modelReset.connect(self._selection_changed)
         self.model.page_loaded.connect(self._loaded)
+        context.events.registration_changed.connect(self._registration_changed)
         view.new_person.clicked.connect(lambda: self.open_create("person"))
         view.new_company.clicked.connect(lambda: self.open_create("company"))
         view.edit.clicked.connect(self.open_edit)
@@ -129,6 +131,27 @@ class ClientsArea:
             return
         self._to_select, self._done = None, ""
         self.view.status.setText(f"Created client {client_id}; not in the list as filtered")
+
+    def _registration_changed(self, reference: str) -> None:
+        """A listed client's registration event came: its row shows the status it has now
+        (read back by its reference; the rest of the list, and the selection, stay)."""
+        if any(client.external_reference == reference for client in self.model.items()):
+            self._tasks.spawn(self._read_again(reference))
+
+    async def _read_again(self, reference: str) -> None:
+        banking = self._context.banking
+        for page in range(REFERENCE_PAGES):
+            try:
+                clients = await banking.list_clients_v2(offset=page * 100, limit=100)
+            except ApiError:
+                return  # the row stays as it was; F5 reads the list again
+            found = next((c for c in clients if c.external_reference == reference), None)
+            if found is not None:
+                self.model.replace_client(found)
+                self._selection_changed()
+                return
+            if len(clients) < 100:
+                return
 
     def selected(self) -> ClientV2 | None:
         rows = self.view.table.selectionModel().selectedRows()

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 ALL_TYPES = "All types"
 ALL_STATUSES = "All statuses"
 POLL_MS = 1000
+HIDDEN_POLL_TICKS = 5  # while the area is not shown, its store is read every fifth tick
 NO_EVENT = "Choose an event to read its client back."
 CLIENT_PAGES = 20  # pages of 100 clients searched for an external reference
 
@@ -123,6 +124,8 @@ class EventsArea:
         self.subscriptions_dialog: SubscriptionsDialog | None = None
         self._loading = False
         self._client_generation = 0
+        self._newest_received: str | None = None  # of the events read so far
+        self._ticks = 0
         self.timer = QTimer(view)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self._poll)
@@ -140,7 +143,11 @@ class EventsArea:
         self._tasks.spawn(self.load())
 
     def _poll(self) -> None:
-        if self.view.isVisible() and not self._loading and self.source is not None:
+        """Read the store again: each second while the area is shown, less often while it is
+        not — the other areas still learn of the events as they come."""
+        self._ticks += 1
+        due = self.view.isVisible() or self._ticks % HIDDEN_POLL_TICKS == 0
+        if due and not self._loading and self.source is not None:
             self.refresh()
 
     def filters(self) -> tuple[str | None, str | None]:
@@ -175,6 +182,7 @@ class EventsArea:
         if source is not self.source:
             self.refresh()  # signed in elsewhere meanwhile: read the new source
             return
+        self._tell_of_new(events)
         chosen = self.chosen()
         if self.model.show(events):
             still_listed = chosen is not None and self._select(chosen.event_id)
@@ -185,6 +193,16 @@ class EventsArea:
         shown = f"{len(events):,} event{'s' if len(events) != 1 else ''}"
         note = f" — {source.problem}" if source.problem else ""
         self.view.source.setText(f"{shown}; {where + ', ' if where else ''}stored in {store}{note}")
+
+    def _tell_of_new(self, events: list[Event]) -> None:
+        """Each client whose registration event arrived since the last reading is named to
+        the other areas (the Clients list shows its new status); none at the first reading."""
+        newest = max((event.received_at for event in events), default="")
+        if self._newest_received is not None:
+            for event in events:
+                if event.received_at > self._newest_received and event.data_id:
+                    self._context.events.registration_changed.emit(event.data_id)
+        self._newest_received = max(newest, self._newest_received or "")
 
     def chosen(self) -> Event | None:
         index = self.view.table.currentIndex()

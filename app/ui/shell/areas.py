@@ -91,6 +91,7 @@ class AreaEvents(QObject):
 
     transfer_changed = Signal(str)  # an account whose transfer was created or settled
     order_changed = Signal(str)  # a card order created, paid or acted on
+    registration_changed = Signal(str)  # a client's registration event came: its reference
 
 
 class AreaContext:

@@ -342,6 +342,7 @@ class MainWindow(QMainWindow):
         await self.check_health()  # after the first pages: they are what a person waits for
         if session.events.sandbox:  # once the first pages are painted: not needed for them
             await session.receive_events()
+            self._build("Events")  # it reads the events as they come, for the other areas too
 
     @property
     def session(self) -> Session | None:

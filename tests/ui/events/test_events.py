@@ -195,3 +195,38 @@ def test_the_area_says_the_store_is_away_and_shows_the_events_again_by_itself(
         assert [e.data_id for e in area.model.events()] == ["TEAM-PG"]  # what was read stays
     # nothing to click: the area's next look at the store finds it back
     run_on(qloop, until(lambda: area.view.source.text().startswith("1 event; stored in ")))
+
+
+def test_a_clients_status_in_the_clients_list_follows_its_event_the_events_area_unseen(
+    qtbot, qloop, window, events_sandbox, monkeypatch
+):
+    import uuid
+
+    from app.ui.clients import ClientsArea
+    from app.ui.clients.model import REFERENCE, STATUS
+    from app.ui.events import controller as events_controller
+
+    monkeypatch.setattr(events_controller, "HIDDEN_POLL_TICKS", 1)  # a person's wait, shortened
+    window.show_area("Clients")
+    settle(qloop, window)
+    reference = f"EV-{uuid.uuid4().hex[:8]}"
+    request = build(
+        ClientV2Create,
+        {"external_reference": reference, "client_type": "PERSON", "person": person_body(93)},
+    )
+    run_on(qloop, window.session.banking.create_client_v2(request))
+    clients = window.area(ClientsArea)
+    clients.refresh()
+    settle(qloop, window)
+    model = clients.model
+
+    def status() -> str | None:
+        for row in range(model.rowCount()):
+            if model.data(model.index(row, REFERENCE)) == reference:
+                return model.data(model.index(row, STATUS))
+        return None
+
+    assert status() not in (None, "done")
+    advance(events_sandbox.url, 6)  # the review ends: done, and its event is delivered
+    run_on(qloop, until(lambda: status() == "done", timeout=15))
+    assert not window.area(EventsArea).view.isVisible()  # read by the area all the same
