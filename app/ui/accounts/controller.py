@@ -121,7 +121,9 @@ class AccountsArea:
                 self.view.model.set_rows([])
                 self.view.balances.set_rows([])
                 self._balance_shown_for = None
-                self.view.status.setText(f"Client {client_id}: no accounts shown")
+                # what the service said of it ("Client C99 not found"), when it said it
+                said = exc.failure_message if exc.has_error_body else None
+                self.view.status.setText(said or f"Client {client_id}: no accounts shown")
                 self._buttons()
             if not quiet:  # Show (or Enter) says what is wrong; a pause in typing does not
                 self._presenter.show(exc, lambda: self._tasks.spawn(self._load(client_id, select)))

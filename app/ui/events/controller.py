@@ -298,6 +298,7 @@ class SubscriptionsDialog(NamedDialog):
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)  # every row cut alike ("…"), none on two lines
         self.table.setColumnWidth(0, 300)
         self.url = QLineEdit()
         self.url.setObjectName("subscriptionUrl")
