@@ -53,7 +53,7 @@ def delivery(
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     try:
         parsed = body if isinstance(body, dict) else json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a body made to be refused
         parsed = {}
     if not isinstance(parsed, dict):
         parsed = {}

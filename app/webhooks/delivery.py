@@ -110,7 +110,11 @@ def check(
         body = strict_json.loads(text, parse_float=_finite)
     except strict_json.NotStrictJson as exc:
         raise Rejected(400, f"The body is not JSON: {exc}") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise Rejected(400, "The body is nested too deeply to be read") from None
+    except ValueError as exc:
+        if "digits" in str(exc):  # Python's own limit on an integer's length, in its words
+            raise Rejected(400, "The body holds a number with too many digits") from None
         raise Rejected(400, f"The body is not UTF-8 JSON: {str(exc)[:120]}") from None
     if not isinstance(body, dict):
         raise Rejected(400, "The body must be a JSON object")

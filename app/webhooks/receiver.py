@@ -28,7 +28,7 @@ from app.serving.body import BodyRefused, Receive, read_body
 from app.serving.runner import BackgroundServer, guarded_server
 from app.serving.runner import serve_forever as serve_in_foreground
 from app.serving.sockets import bind
-from app.webhooks.delivery import Event, Rejected, check
+from app.webhooks.delivery import KEPT_HEADERS, Event, Rejected, check
 from app.webhooks.store import EventStore, StoreUnavailable
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -197,8 +197,21 @@ def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -
 
 
 def _headers(scope: dict[str, Any]) -> dict[str, str]:
-    """The request's headers by lower-case name (ASGI gives them lower case already)."""
-    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+    """The request's headers by lower-case name (ASGI gives them lower case already). A
+    header the delivery's checks read, given twice, is refused: which one counts would be a
+    guess (a valid signature beside a wrong one)."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        name = raw_name.decode("latin-1")
+        if name in headers and name in KEPT_HEADERS:
+            raise Rejected(400, f"{_title(name)}: is given more than once")
+        headers[name] = raw_value.decode("latin-1")
+    return headers
+
+
+def _title(name: str) -> str:
+    """A header's name as the contract writes it (x-webhook-signature: X-Webhook-Signature)."""
+    return "-".join(part.capitalize() for part in name.split("-"))
 
 
 class ReceiverApp:
@@ -236,8 +249,8 @@ class ReceiverApp:
 
     async def _deliver(self, scope: dict[str, Any], receive: Receive) -> Answer:
         assert self.writer is not None
-        headers = _headers(scope)
         try:
+            headers = _headers(scope)
             try:
                 raw = await read_body(
                     receive, headers.get("content-length", ""), wh.BODY_MAX, BODY_SECONDS

@@ -116,6 +116,20 @@ def test_concurrent_deliveries_with_repeats_are_each_stored_once(receiver, store
     assert sum(counted.values()) == 10
 
 
+def test_a_checked_header_given_twice_is_refused_and_nothing_is_stored(receiver, store):
+    body = event_body()
+    headers, raw = delivery(body)
+    for name, wrong in (("X-Webhook-Signature", "AAAA"), ("X-Webhook-Message-Id", "x")):
+        # the valid one last: taken alone, it would verify
+        twice = [(n, v) for n, v in headers.items() if n != name]
+        twice += [(name, wrong), (name, headers[name])]
+        answer = httpx.post(receiver, content=raw, headers=twice, timeout=10)
+        assert answer.status_code == 400
+        assert answer.json()["failure_message"] == f"{name}: is given more than once"
+    assert store.list() == []
+    assert post(receiver, body).json()["result"] == "stored"  # alone, it is taken
+
+
 def test_events_are_listed_by_occurred_at_whatever_their_arrival(receiver, store):
     base = dt.datetime(2026, 5, 1, 12, tzinfo=dt.UTC)
     later = event_body(moment=base + dt.timedelta(seconds=5), status="active")

@@ -118,6 +118,8 @@ def test_timestamp_formats_and_filters():
         (b'{"data": {"id": "\\ud800"}}', "not valid Unicode"),
         (b'{"data": {"id": "\\uDBFF"}}', "not valid Unicode"),
         (b'{"data": {"\\udc00": "x"}}', "a property name is not valid Unicode"),
+        (b"[" * 30_000 + b"]" * 30_000, "The body is nested too deeply to be read"),
+        (b'{"a": ' + b"9" * 5_000 + b"}", "The body holds a number with too many digits"),
     ],
 )
 def test_what_json_does_not_allow_or_cannot_mean_one_thing_is_refused(raw_body, reason):
