@@ -167,6 +167,7 @@ def dialogs(window: MainWindow, qloop) -> list[tuple[str, Callable[[], QDialog]]
         return _shown(TransferDetails(transfer, window))
 
     return [
+        ("Go to", window.open_go_to),
         ("Sign in", sign_in),
         ("New transfer", transfer),
         ("Transfer details", details),

@@ -67,6 +67,12 @@ class AccountsArea:
         self.view.client_id.setText(client_id)
         self.show_accounts()
 
+    def show_account(self, client_id: str, account_id: str) -> None:
+        """That client's accounts, that one chosen (the go-to box found it)."""
+        self._typing.stop()
+        self.view.client_id.setText(client_id)
+        self._tasks.spawn(self._load(client_id, select=account_id))
+
     def signed_in(self) -> None:
         self.refresh()
 

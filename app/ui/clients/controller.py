@@ -132,6 +132,18 @@ class ClientsArea:
         self._to_select, self._done = None, ""
         self.view.status.setText(f"Created client {client_id}; not in the list as filtered")
 
+    def filter_by(self, text: str) -> None:
+        """The list filtered by that text, written in the filter field (the go-to box)."""
+        self.view.filter.text.setText(text)
+        self.view.filter.apply()
+
+    def show_client(self, client_id: str) -> None:
+        """The whole list (no filter), that client selected once it is read (the go-to box
+        found it)."""
+        self.view.filter.text.clear()
+        self.apply_filter(None)
+        self._to_select, self._pages_looked = client_id, 0
+
     def _registration_changed(self, reference: str) -> None:
         """A listed client's registration event came: its row shows the status it has now
         (read back by its reference; the rest of the list, and the selection, stay)."""

@@ -110,6 +110,8 @@ class ErrorPresenter:
     def __init__(self, parent: QWidget | None = None) -> None:
         self._parent = parent
         self.open_boxes: list[QMessageBox] = []
+        # the request each error ID shown belongs to: support is given the one from a box
+        self.request_of_error: dict[str, str] = {}
         # a 401 brings the sign-in back instead of a box; its callback reruns the action
         self.on_unauthorized: Callable[[Callable[[], object] | None], None] | None = None
 
@@ -121,6 +123,8 @@ class ErrorPresenter:
         if isinstance(error, Unauthorized) and self.on_unauthorized is not None:
             self.on_unauthorized(after_sign_in)
             return None
+        if isinstance(error, ApiError) and error.error_id and error.request_id:
+            self.request_of_error[error.error_id] = error.request_id
         message = message_for(error)
         # here, not at the top: making the types of Qt's namespace and of QMessageBox costs
         # a sixth of the start, which the first paint need not wait for

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from app.api.http import Exchange
     from app.ui.connection.profiles import ServerProfile
     from app.ui.connection.sign_in import SignInDialog
+    from app.ui.shell.goto import GoToDialog
     from app.ui.shell.request_log import RequestLogDock
     from app.ui.shell.session import Session
 
@@ -121,6 +122,7 @@ class MainWindow(QMainWindow):
         self.quit_action: QAction
         self.view_menu: QMenu
         self.about_box: QMessageBox | None = None
+        self.go_to_dialog: GoToDialog | None = None
         build_menus(self)
         new_key_to(self, self.current_area())
 
@@ -227,6 +229,17 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentIndex(row)
         if self.new_actions and item is not None:
             new_key_to(self, item.text())
+
+    def open_go_to(self) -> GoToDialog:
+        """The go-to box (Ctrl+K), open beside the window; one at a time."""
+        from app.ui.shell.goto import GoToDialog  # when first used: a faster start
+
+        if self.go_to_dialog is None:
+            dialog = self.go_to_dialog = GoToDialog(self, parent=self)
+            dialog.finished.connect(lambda _result: setattr(self, "go_to_dialog", None))
+            dialog.open()  # never exec(): the loop keeps running
+        self.go_to_dialog.input.setFocus()
+        return self.go_to_dialog
 
     def area_named(self, name: str) -> Area:
         """The area of that name, built when first needed."""

@@ -56,6 +56,18 @@ def build_menus(window: MainWindow) -> None:
     file_menu.addAction(window.quit_action)
 
     go_menu = bar.addMenu("&Go")
+    go_to = _action(window, "Go to…", "action.goTo", [QKeySequence("Ctrl+K")])
+    go_to.setToolTip("Go to an IBAN, e-mail, order, client or request (Ctrl+K)")
+    go_to.triggered.connect(window.open_go_to)
+    go_menu.addAction(go_to)
+    go_menu.addSeparator()
+    tools = window.addToolBar("Go to")
+    tools.setObjectName("goToToolbar")
+    tools.setMovable(False)
+    tools.addAction(go_to)
+    button = tools.widgetForAction(go_to)
+    if button is not None:
+        button.setObjectName("goToButton")
     for spec in window.area_specs:
         go = _action(window, spec.name, f"action.go.{spec.package.rsplit('.', 1)[-1]}", [])
         go.setShortcuts([QKeySequence(spec.shortcut)])

@@ -121,6 +121,18 @@ class RequestLogDock(QDockWidget):
         if bar.value() >= bar.maximum() - 2:
             self.view.scrollToBottom()
 
+    def show_request(self, request_id: str) -> bool:
+        """Show the log at the newest try of that request, chosen; False when it has none."""
+        for row in range(self.model.rowCount() - 1, -1, -1):
+            exchange = self.model.data(self.model.index(row, 0), ExchangeRole)
+            if exchange.request_id == request_id:
+                self.show()
+                self.raise_()
+                self.view.selectRow(row)
+                self.view.scrollTo(self.model.index(row, 0))
+                return True
+        return False
+
     def copy_selected_request_id(self) -> None:
         rows = self.view.selectionModel().selectedRows()
         if rows:
