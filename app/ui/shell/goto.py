@@ -21,6 +21,7 @@ from app.core.iban import IbanError, validate
 from app.forms.goto import Target, remembered, target_of
 from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
+from app.ui.shell.errors import NotSignedIn
 
 if TYPE_CHECKING:
     import asyncio
@@ -79,8 +80,12 @@ class GoToDialog(NamedDialog):
         self.task = self._window.tasks.spawn(self._go(found))
 
     def _stop(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
+        """A look-up still on its way ends with the box (not the one closing it)."""
+        import asyncio  # here, not at the top: the window shows before asyncio loads
+
+        task = self.task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
 
     async def _go(self, target: Target) -> None:
         try:
@@ -91,7 +96,7 @@ class GoToDialog(NamedDialog):
                 self.accept()
             else:
                 await self._id(target.value)
-        except ApiError as exc:
+        except (ApiError, NotSignedIn) as exc:
             self.status.setText(f"Could not look: {exc}")
 
     def _show_area(self, name: str) -> Any:

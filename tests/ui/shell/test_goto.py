@@ -107,3 +107,14 @@ def test_the_recent_look_ups_come_first_and_the_keyboard_does_it_all(qtbot, qloo
     qtbot.keyClick(dialog.recent, Qt.Key.Key_Return)
     settle(qloop, window)
     assert not dialog.isVisible() and window.current_area() == "IBAN lookup"
+
+
+def test_before_signing_in_the_box_says_so(qtbot, qloop, sandbox, open_window):
+    window = open_window(sandbox.url, connect=False)
+    dialog = window.open_go_to()
+    dialog.go("C0000001")
+    settle(qloop, window)
+    assert dialog.isVisible()
+    assert dialog.status.text().startswith("Could not look: Not signed in")
+    dialog.reject()
+    settle(qloop, window)
