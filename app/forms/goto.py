@@ -1,6 +1,6 @@
-"""The go-to box without its widgets: what a pasted or typed text is (an IBAN, an e-mail, or
-an identifier to look for: a request or error ID, an order or a client), and the recent
-look-ups offered first."""
+"""The go-to box without its widgets: what a pasted or typed text is (an IBAN, an e-mail, a
+name, or an identifier to look for: a request or error ID, an order or a client), the clients
+it matches best, and the recent look-ups offered first."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from typing import Literal
 IBAN_SHAPE = re.compile(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}")
 EMAIL_SHAPE = re.compile(r"[^@\s\"\\]+@[^@\s\"\\]+\.[^@\s\"\\]+")
 ID_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+NAME_SHAPE = re.compile(r"[^\W\d_]+(?:[ .'-]+[^\W\d_]+)*[.]?")  # letters, words apart
+MATCHES = 8  # clients offered as one types
 RECENT = 10  # look-ups remembered
 TEXT_MAX = 200  # a longer text is no look-up (a pasted page)
 
-Kind = Literal["iban", "email", "id"]
+Kind = Literal["iban", "email", "id", "name"]
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,32 @@ def target_of(text: str) -> Target | str:
         if not EMAIL_SHAPE.fullmatch(typed):
             return f"{typed[:60]!r} is not an e-mail address like name@example.com"
         return Target("email", typed.lower())
-    if not ID_SHAPE.fullmatch(typed):
-        return f"{typed[:60]!r} is no IBAN, e-mail or ID: letters, digits and - . _ : only"
-    return Target("id", typed)
+    if ID_SHAPE.fullmatch(typed):
+        return Target("id", typed)
+    if NAME_SHAPE.fullmatch(typed):
+        return Target("name", typed)
+    return f"{typed[:60]!r} is no IBAN, e-mail, name or ID"
+
+
+Client = tuple[str, str, str]  # id, name, e-mail
+
+
+def best_matches(text: str, clients: list[Client], limit: int = MATCHES) -> list[Client]:
+    """The clients whose name, a word of it, or e-mail begins with the text, then those that
+    hold it anywhere (any case), at most ``limit``."""
+    wanted = text.strip().casefold()
+    if not wanted:
+        return []
+    first: list[Client] = []
+    then: list[Client] = []
+    for client in clients:
+        name, email = client[1].casefold(), client[2].casefold()
+        words = [name, email, *name.split()]
+        if any(word.startswith(wanted) for word in words):
+            first.append(client)
+        elif wanted in name or wanted in email:
+            then.append(client)
+    return (first + then)[:limit]
 
 
 def remembered(recent: list[str], text: str) -> list[str]:

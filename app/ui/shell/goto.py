@@ -7,6 +7,8 @@ or error ID from an error box, an order or a client ID — that opens the record
 - An e-mail lists the clients with it in Clients.
 - An ID: a request (or the error ID of a box shown) opens the request log at that request; an
   order ID opens the order in Orders; a client ID selects the client in Clients.
+- A name (or part of a name or e-mail) offers the clients it matches best as one types — the
+  clients are read once for the box, at most LOOKED_THROUGH — and one of them is opened.
 Nothing found is said in the box, which stays open; recent look-ups are offered first."""
 
 from __future__ import annotations
@@ -18,15 +20,18 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QVBoxLayout, QWidg
 
 from app.api.errors import ApiError
 from app.core.iban import IbanError, validate
-from app.forms.goto import Target, remembered, target_of
+from app.forms.goto import Client, Target, best_matches, remembered, target_of
 from app.ui.common.names import NamedDialog, named
 from app.ui.common.notice import NoticeLabel
 from app.ui.shell.errors import NotSignedIn
+from app.ui.shell.tasks import LiveCall
 
 if TYPE_CHECKING:
     import asyncio
 
 RECENT_KEY = "goto/recent"
+SUGGEST_PAUSE_S = 0.15  # typing paused this long: the matches are shown
+SUGGEST_SPACING_S = 0.4  # and at most this often while it goes on
 LOOKED_THROUGH = 300  # clients whose accounts are looked through for an IBAN, at most
 PAGE = 100
 
@@ -41,20 +46,24 @@ class GoToDialog(NamedDialog):
         self._settings = window.context.settings
         self.input = named(QLineEdit(), "goToInput", "Go to")
         self.input.setPlaceholderText("IBAN, e-mail, order or client ID, request or error ID")
-        self.recent = named(QListWidget(), "goToRecent", "Recent look-ups")
-        self.recent.addItems(self._recent())
+        self.recent = named(QListWidget(), "goToRecent", "Recent look-ups, or the clients matched")
         self.recent.setMaximumHeight(160)
         self.status = NoticeLabel("")
         self.status.setObjectName("goToStatus")
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.input)
-        layout.addWidget(QLabel("Recent:"))
+        self.list_label = named(QLabel("Recent:"), "goToListLabel")
+        layout.addWidget(self.list_label)
         layout.addWidget(self.recent)
         layout.addWidget(self.status)
+        self._offer([(each, "") for each in self._recent()], "Recent:")
         self.input.returnPressed.connect(lambda: self.go(self.input.text()))
-        self.recent.itemActivated.connect(lambda item: self.go(item.text()))
+        self.recent.itemActivated.connect(self._picked)
         self.task: asyncio.Task[None] | None = None
+        self._clients: list[Client] | None = None  # read once for the box
+        self.live = LiveCall(window.tasks, SUGGEST_PAUSE_S, SUGGEST_SPACING_S, self._suggest)
+        self.input.textEdited.connect(lambda _text: self.live.changed())
         self.finished.connect(lambda _result: self._stop())
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
@@ -79,6 +88,65 @@ class GoToDialog(NamedDialog):
         self.status.setText("Looking…")
         self.task = self._window.tasks.spawn(self._go(found))
 
+    def _picked(self, item: Any) -> None:
+        client_id = item.data(Qt.ItemDataRole.UserRole)
+        if client_id:  # a client offered as one typed
+            self._settings.setValue(RECENT_KEY, remembered(self._recent(), client_id))
+            self._show_area("Clients").show_client(client_id)
+            self.accept()
+        else:
+            self.go(item.text())
+
+    def _suggest(self) -> Any:
+        """The clients the text matches best, once typing pauses (the recent look-ups when it
+        is no name or e-mail); what to await, or None."""
+        text = self.input.text().strip()
+        target = target_of(text)
+        wanted = isinstance(target, Target) and (
+            target.kind in ("name", "email") or (target.kind == "id" and text.isalpha())
+        )
+        if not wanted or len(text) < 2:
+            self._offer([(each, "") for each in self._recent()], "Recent:")
+            return None
+        return self._show_matches(text, as_typed=True)
+
+    async def _show_matches(self, text: str, *, as_typed: bool = False) -> list[Client]:
+        try:
+            found = best_matches(text, await self._all_clients())
+        except (ApiError, NotSignedIn) as exc:
+            self.status.setText(f"Could not look: {exc}")
+            return []
+        if not as_typed or text == self.input.text().strip():  # never for older input
+            shown = [(f"{name} — {email} ({key})", key) for key, name, email in found]
+            self._offer(shown, "Matches:" if found else f"No client matches {text!r}")
+        return found
+
+    def _offer(self, items: list[tuple[str, str]], label: str) -> None:
+        from PySide6.QtWidgets import QListWidgetItem
+
+        self.recent.clear()
+        for text, client_id in items:
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, client_id)
+            self.recent.addItem(item)
+        self.list_label.setText(label)
+
+    async def _all_clients(self) -> list[Client]:
+        if self._clients is None:
+            from app.ui.clients.model import client_cells
+
+            banking = self._window.context.banking
+            found: list[Client] = []
+            for offset in range(0, LOOKED_THROUGH, PAGE):
+                page = await banking.list_clients_v2(offset=offset, limit=PAGE)
+                for client in page:
+                    cells = client_cells(client)
+                    found.append((client.id, cells[2], cells[3]))
+                if len(page) < PAGE:
+                    break
+            self._clients = found
+        return self._clients
+
     def _stop(self) -> None:
         """A look-up still on its way ends with the box (not the one closing it)."""
         import asyncio  # here, not at the top: the window shows before asyncio loads
@@ -91,6 +159,8 @@ class GoToDialog(NamedDialog):
         try:
             if target.kind == "iban":
                 await self._iban(target.value)
+            elif target.kind == "name":
+                await self._name(target.value)
             elif target.kind == "email":
                 self._show_area("Clients").filter_by(f'email[eq]"{target.value}"')
                 self.accept()
@@ -150,7 +220,21 @@ class GoToDialog(NamedDialog):
                 return
             if len(clients) < PAGE:
                 break
+        if text.isalpha() and await self._name(text, quiet=True):
+            return  # a word of a name
         self.status.setText(
             f"Nothing matches {text!r}: no request of this session, no order, no client with "
-            "that ID. Paste an IBAN, an e-mail, an order or client ID, or a request ID."
+            "that ID or name. Paste an IBAN, an e-mail, an order or client ID, or a request ID."
         )
+
+    async def _name(self, text: str, *, quiet: bool = False) -> bool:
+        """One client matched: opened; several: offered to choose; False when none."""
+        found = await self._show_matches(text)
+        if len(found) == 1:
+            self._show_area("Clients").show_client(found[0][0])
+            self.accept()
+        elif found:
+            self.status.setText(f"{len(found)} clients match {text!r}: choose one (Down, Enter)")
+        elif not quiet:
+            self.status.setText(f"No client's name or e-mail holds {text!r}")
+        return bool(found)

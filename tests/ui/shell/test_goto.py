@@ -118,3 +118,34 @@ def test_before_signing_in_the_box_says_so(qtbot, qloop, sandbox, open_window):
     assert dialog.status.text().startswith("Could not look: Not signed in")
     dialog.reject()
     settle(qloop, window)
+
+
+def test_a_name_offers_its_clients_as_one_types_and_one_of_them_is_opened(
+    qtbot, qloop, window, admin
+):
+    ctrl_k(qtbot, window)
+    dialog = window.go_to_dialog
+    admin.delete("/_sandbox/requests")
+    qtbot.keyClicks(dialog.input, "petr")  # typed fast: asked once typing pauses
+    settle(qloop, window)
+    offered = [dialog.recent.item(row).text() for row in range(dialog.recent.count())]
+    assert dialog.list_label.text() == "Matches:" and offered
+    assert all("petr" in text.casefold() for text in offered)
+    asked = [e for e in admin.get("/_sandbox/requests").json() if e["path"] == "/v2/clients"]
+    assert 1 <= len(asked) <= 3  # the clients read once for the box, page by page
+    qtbot.keyClick(dialog.input, Qt.Key.Key_Down)
+    chosen = dialog.recent.item(0).data(Qt.ItemDataRole.UserRole)
+    qtbot.keyClick(dialog.recent, Qt.Key.Key_Return)
+    settle(qloop, window)
+    assert not dialog.isVisible() and window.current_area() == "Clients"
+    clients = window.area(ClientsArea)
+    assert clients.selected() is not None and clients.selected().id == chosen
+
+
+def test_a_name_matching_nothing_is_said(qtbot, qloop, window):
+    dialog = go(qtbot, qloop, window, "Zzyzx Qwerty")
+    assert dialog.isVisible()
+    assert dialog.status.text() == "No client's name or e-mail holds 'Zzyzx Qwerty'"
+    assert dialog.list_label.text() == "No client matches 'Zzyzx Qwerty'"
+    dialog.reject()
+    settle(qloop, window)

@@ -1,6 +1,6 @@
 """What a text pasted into the go-to box is, and the recent look-ups."""
 
-from app.forms.goto import RECENT, Target, remembered, target_of
+from app.forms.goto import MATCHES, RECENT, Target, best_matches, remembered, target_of
 
 
 def test_an_iban_with_spaces_and_any_case_is_an_iban():
@@ -17,7 +17,9 @@ def test_an_email_an_id_and_what_is_neither():
         "Type or paste an IBAN, an e-mail, an order or client ID, or a request ID"
     )
     assert target_of("a@b") == "'a@b' is not an e-mail address like name@example.com"
-    assert "letters, digits and - . _ : only" in str(target_of("drop table; --"))
+    assert target_of("drop table; --") == "'drop table; --' is no IBAN, e-mail, name or ID"
+    assert target_of("Rūta Testerytė") == Target("name", "Rūta Testerytė")
+    assert target_of("O'Brien-Smith") == Target("name", "O'Brien-Smith")
     assert target_of("x" * 201) == "At most 200 characters (201 now)"
     assert "ID" in str(target_of("\ud800"))  # a lone surrogate is no ID
 
@@ -28,3 +30,16 @@ def test_the_recent_look_ups_newest_first_once_each_and_bounded():
         recent = remembered(recent, text)
     assert len(recent) == RECENT and recent[0] == f"X{RECENT - 1}"
     assert remembered(["A1", "B2"], " B2 ") == ["B2", "A1"]
+
+
+def test_the_best_matches_begin_with_the_text_then_hold_it_any_case():
+    clients = [
+        ("C1", "Tom Carpet", "tom@x.lt"),
+        ("C2", "Jonas Petraitis", "jonas@x.lt"),
+        ("C3", "Ona", "pet.ona@x.lt"),
+        ("C4", "Zed", "z@x.lt"),
+    ]
+    assert [c[0] for c in best_matches("PET", clients)] == ["C2", "C3", "C1"]
+    assert best_matches("  ", clients) == []
+    many = [(f"C{n}", f"Name {n}", f"n{n}@x.lt") for n in range(50)]
+    assert len(best_matches("name", many)) == MATCHES
