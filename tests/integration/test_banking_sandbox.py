@@ -681,3 +681,19 @@ def test_a_statement_is_read_in_pieces_larger_than_httpcores_64_kib(sandbox_url)
     sizes = run(scenario())
     assert max(sizes) > 64 * 1024  # the read size set in app.api.http.transport (READ_BYTES)
     assert max(sizes) <= 256 * 1024
+
+
+def test_each_client_reads_whole_pages_and_stops_at_the_bound_or_the_end(sandbox_url):
+    async def scenario() -> tuple[list[str], list[str], list[str]]:
+        client = make_client(sandbox_url)
+        try:
+            first = [c.id async for c in client.each_client_v2(at_most=3)]
+            every = [c.id async for c in client.each_client_v2(at_most=100_000)]
+            listed = [c.id for c in await client.list_clients_v2(offset=0, limit=100)]
+        finally:
+            await client.aclose()
+        return first, every, listed
+
+    first, every, listed = run(scenario())
+    assert first == listed[:3]
+    assert every[:100] == listed and len(every) == len(set(every))  # each once, in order

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
@@ -266,6 +267,17 @@ class ClientOperations(Operations):
     ) -> list[ClientV2]:
         params = page(offset, limit, filter, CLIENT_FILTER_FIELDS)
         return await self._call(many(ClientV2), "GET", "/v2/clients", params=params)
+
+    async def each_client_v2(self, *, at_most: int) -> AsyncIterator[ClientV2]:
+        """The clients in the list's order, read a full page at a time, at most ``at_most``
+        (searches the API has no filter for: a reference, an account's IBAN, a name)."""
+        step = limits.LIMIT.high
+        for offset in range(0, at_most, step):
+            clients = await self.list_clients_v2(offset=offset, limit=min(step, at_most - offset))
+            for client in clients:
+                yield client
+            if len(clients) < min(step, at_most - offset):
+                return
 
     async def update_client_v2(
         self, client_id: str, update: ClientV2Update, *, request_id: str | None = None

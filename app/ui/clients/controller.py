@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 SELECT_PAGES = 10  # pages read at most to find a client just created in the list
-REFERENCE_PAGES = 20  # pages of 100 clients read at most for a client's reference
+REFERENCE_CLIENTS = 2_000  # clients read at most for a client's reference
 
 
 class ClientsArea:
@@ -151,19 +151,14 @@ class ClientsArea:
             self._tasks.spawn(self._read_again(reference))
 
     async def _read_again(self, reference: str) -> None:
-        banking = self._context.banking
-        for page in range(REFERENCE_PAGES):
-            try:
-                clients = await banking.list_clients_v2(offset=page * 100, limit=100)
-            except ApiError:
-                return  # the row stays as it was; F5 reads the list again
-            found = next((c for c in clients if c.external_reference == reference), None)
-            if found is not None:
-                self.model.replace_client(found)
-                self._selection_changed()
-                return
-            if len(clients) < 100:
-                return
+        try:
+            async for client in self._context.banking.each_client_v2(at_most=REFERENCE_CLIENTS):
+                if client.external_reference == reference:
+                    self.model.replace_client(client)
+                    self._selection_changed()
+                    return
+        except ApiError:
+            return  # the row stays as it was; F5 reads the list again
 
     def selected(self) -> ClientV2 | None:
         rows = self.view.table.selectionModel().selectedRows()

@@ -48,7 +48,7 @@ ALL_STATUSES = "All statuses"
 POLL_MS = 1000
 HIDDEN_POLL_TICKS = 5  # while the area is not shown, its store is read every fifth tick
 NO_EVENT = "Choose an event to read its client back."
-CLIENT_PAGES = 20  # pages of 100 clients searched for an external reference
+CLIENTS_SEARCHED = 2_000  # clients searched for an external reference, at most
 
 
 class EventsView(QWidget):
@@ -251,10 +251,8 @@ class EventsArea:
     async def _read_client(self, reference: str, generation: int) -> None:
         text = f"No client with the external reference {reference} was found."
         try:
-            for page in range(CLIENT_PAGES):
-                clients = await self._context.banking.list_clients_v2(offset=page * 100, limit=100)
-                found = next((c for c in clients if c.external_reference == reference), None)
-                if found is not None:
+            async for found in self._context.banking.each_client_v2(at_most=CLIENTS_SEARCHED):
+                if found.external_reference == reference:
                     name = (
                         f"{found.person.first_name} {found.person.last_name}"
                         if found.person is not None
@@ -263,8 +261,6 @@ class EventsArea:
                     text = (
                         f"Client {found.id}: {name} ({found.kind}), registration {found.status} now"
                     )
-                    break
-                if len(clients) < 100:
                     break
         except ApiError as exc:
             text = f"The client could not be read: {exc}"

@@ -32,8 +32,7 @@ if TYPE_CHECKING:
 RECENT_KEY = "goto/recent"
 SUGGEST_PAUSE_S = 0.15  # typing paused this long: the matches are shown
 SUGGEST_SPACING_S = 0.4  # and at most this often while it goes on
-LOOKED_THROUGH = 300  # clients whose accounts are looked through for an IBAN, at most
-PAGE = 100
+LOOKED_THROUGH = 300  # clients read for the box (their accounts for an IBAN), at most
 
 
 class GoToDialog(NamedDialog):
@@ -137,13 +136,9 @@ class GoToDialog(NamedDialog):
 
             banking = self._window.context.banking
             found: list[Client] = []
-            for offset in range(0, LOOKED_THROUGH, PAGE):
-                page = await banking.list_clients_v2(offset=offset, limit=PAGE)
-                for client in page:
-                    cells = client_cells(client)
-                    found.append((client.id, cells[2], cells[3]))
-                if len(page) < PAGE:
-                    break
+            async for client in banking.each_client_v2(at_most=LOOKED_THROUGH):
+                cells = client_cells(client)
+                found.append((client.id, cells[2], cells[3]))
             self._clients = found
         return self._clients
 
@@ -180,17 +175,13 @@ class GoToDialog(NamedDialog):
             self.status.setText(f"{iban}: {exc}")
             return
         banking = self._window.context.banking
-        for offset in range(0, LOOKED_THROUGH, PAGE):
-            clients = await banking.list_clients_v2(offset=offset, limit=PAGE)
-            for client in clients:
-                self.status.setText(f"Looking for {iban} among the accounts of {client.id}…")
-                for account in await banking.list_accounts(client.id):
-                    if account.iban.replace(" ", "").upper() == iban:
-                        self._show_area("Accounts").show_account(client.id, account.id)
-                        self.accept()
-                        return
-            if len(clients) < PAGE:
-                break
+        for client_id, _name, _email in await self._all_clients():
+            self.status.setText(f"Looking for {iban} among the accounts of {client_id}…")
+            for account in await banking.list_accounts(client_id):
+                if account.iban.replace(" ", "").upper() == iban:
+                    self._show_area("Accounts").show_account(client_id, account.id)
+                    self.accept()
+                    return
         iban_area = self._show_area("IBAN lookup")  # not the partner's: the bank's data
         iban_area.view.input.setText(iban)
         iban_area.look_up()
@@ -211,15 +202,10 @@ class GoToDialog(NamedDialog):
             self._show_area("Orders").show_order(order, select=True)
             self.accept()
             return
-        banking = window.context.banking
-        for offset in range(0, LOOKED_THROUGH, PAGE):
-            clients = await banking.list_clients_v2(offset=offset, limit=PAGE)
-            if any(client.id == text for client in clients):
-                self._show_area("Clients").show_client(text)
-                self.accept()
-                return
-            if len(clients) < PAGE:
-                break
+        if any(client_id == text for client_id, _name, _email in await self._all_clients()):
+            self._show_area("Clients").show_client(text)
+            self.accept()
+            return
         if text.isalpha() and await self._name(text, quiet=True):
             return  # a word of a name
         self.status.setText(
