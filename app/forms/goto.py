@@ -1,5 +1,6 @@
 """The go-to box without its widgets: what a pasted or typed text is (an IBAN, an e-mail, a
-name, or an identifier to look for: a request or error ID, an order or a client), the clients
+name, or an identifier to look for: a request or error ID, an order, a client, an account or
+a transfer), the clients
 it matches best, and the recent look-ups offered first."""
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def target_of(text: str) -> Target | str:
     """What the text is, or why it cannot be looked up (in the user's words)."""
     typed = text.strip()
     if not typed:
-        return "Type or paste an IBAN, an e-mail, an order or client ID, or a request ID"
+        return "Type or paste an IBAN, an e-mail, a name, an ID, or a request or error ID"
     if len(typed) > TEXT_MAX:
         return f"At most {TEXT_MAX} characters ({len(typed)} now)"
     compact = "".join(typed.split()).upper()

@@ -1,12 +1,15 @@
 """Go to anything (Ctrl+K): one box for what support is given — an IBAN, an e-mail, a request
-or error ID from an error box, an order or a client ID — that opens the record where it lives.
+or error ID from an error box, an order, client, account or transfer ID — that opens the
+record where it lives.
 
 - An IBAN of one of the partner's accounts opens that account in Accounts (the clients'
   accounts are looked through, at most LOOKED_THROUGH clients); any other IBAN opens the IBAN
   lookup with the bank's data.
 - An e-mail lists the clients with it in Clients.
 - An ID: a request (or the error ID of a box shown) opens the request log at that request; an
-  order ID opens the order in Orders; a client ID selects the client in Clients.
+  order ID opens the order in Orders; a client ID selects the client in Clients; an account
+  ID opens the account in Accounts; a transfer ID (each account looked through asked for it)
+  opens the transfer in Transfers.
 - A name (or part of a name or e-mail) offers the clients it matches best as one types — the
   clients are read once for the box, at most LOOKED_THROUGH — and one of them is opened.
 Nothing found is said in the box, which stays open; recent look-ups are offered first."""
@@ -19,6 +22,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QVBoxLayout, QWidget
 
 from app.api.errors import ApiError
+from app.core import limits
 from app.core.iban import IbanError, validate
 from app.forms.goto import Client, Target, best_matches, remembered, target_of
 from app.ui.common.names import NamedDialog, named
@@ -28,6 +32,9 @@ from app.ui.shell.tasks import LiveCall
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import AsyncIterator
+
+    from app.api.banking import Account
 
 RECENT_KEY = "goto/recent"
 SUGGEST_PAUSE_S = 0.15  # typing paused this long: the matches are shown
@@ -44,7 +51,9 @@ class GoToDialog(NamedDialog):
         self._window = window
         self._settings = window.context.settings
         self.input = named(QLineEdit(), "goToInput", "Go to")
-        self.input.setPlaceholderText("IBAN, e-mail, order or client ID, request or error ID")
+        self.input.setPlaceholderText(
+            "IBAN, e-mail, name, client/account/transfer/order ID, request or error ID"
+        )
         self.recent = named(QListWidget(), "goToRecent", "Recent look-ups, or the clients matched")
         self.recent.setMaximumHeight(160)
         self.status = NoticeLabel("")
@@ -61,6 +70,7 @@ class GoToDialog(NamedDialog):
         self.recent.itemActivated.connect(self._picked)
         self.task: asyncio.Task[None] | None = None
         self._clients: list[Client] | None = None  # read once for the box
+        self._accounts: dict[str, list[Account]] = {}  # each client's, read once for the box
         self.live = LiveCall(window.tasks, SUGGEST_PAUSE_S, SUGGEST_SPACING_S, self._suggest)
         self.input.textEdited.connect(lambda _text: self.live.changed())
         self.finished.connect(lambda _result: self._stop())
@@ -174,18 +184,59 @@ class GoToDialog(NamedDialog):
         except IbanError as exc:
             self.status.setText(f"{iban}: {exc}")
             return
-        banking = self._window.context.banking
-        for client_id, _name, _email in await self._all_clients():
-            self.status.setText(f"Looking for {iban} among the accounts of {client_id}…")
-            for account in await banking.list_accounts(client_id):
-                if account.iban.replace(" ", "").upper() == iban:
-                    self._show_area("Accounts").show_account(client_id, account.id)
-                    self.accept()
-                    return
+        async for client_id, account in self._each_account(f"Looking for {iban}"):
+            if iban in (account.iban.replace(" ", "").upper(), account.id):
+                self._show_area("Accounts").show_account(client_id, account.id)
+                self.accept()
+                return
         iban_area = self._show_area("IBAN lookup")  # not the partner's: the bank's data
         iban_area.view.input.setText(iban)
         iban_area.look_up()
         self.accept()
+
+    async def _each_account(self, doing: str) -> AsyncIterator[tuple[str, Account]]:
+        """The accounts of the clients looked through, each client's read once for the box."""
+        banking = self._window.context.banking
+        for client_id, _name, _email in await self._all_clients():
+            accounts = self._accounts.get(client_id)
+            if accounts is None:
+                self.status.setText(f"{doing} among the accounts of {client_id}…")
+                accounts = self._accounts[client_id] = await banking.list_accounts(client_id)
+            for account in accounts:
+                yield client_id, account
+
+    async def _transfer(self, transfer_id: str) -> bool:
+        """The transfer of that ID in one of the accounts looked through, opened in Transfers
+        (each account asked for it by ID, its three kinds at once); False when none has it."""
+        import asyncio
+
+        from app.api.banking import TransferQuery
+        from app.forms.transfer import KINDS
+
+        if limits.TRANSFER_ID.length_problem(transfer_id):
+            return False
+        banking = self._window.context.banking
+        query = TransferQuery(id=transfer_id, limit=1)
+
+        async def listed(kind: Any, account_id: str) -> list[Any]:
+            try:
+                found: list[Any] = await banking.list_transfers(kind, account_id, query)
+                return found
+            except ApiError as exc:  # a closed account's list refused: not there
+                if exc.status is None or exc.status >= 500:
+                    raise
+                return []
+
+        async for client_id, account in self._each_account(f"Looking for {transfer_id}"):
+            self.status.setText(f"Looking for {transfer_id} in account {account.id}…")
+            found = await asyncio.gather(*(listed(kind, account.id) for kind in KINDS))
+            for kind, transfers in zip(KINDS, found, strict=True):
+                if transfers and transfers[0].id == transfer_id:
+                    area = self._show_area("Transfers")
+                    area.show_transfer(client_id, account.id, kind, transfers[0])
+                    self.accept()
+                    return True
+        return False
 
     async def _id(self, text: str) -> None:
         window = self._window
@@ -206,11 +257,19 @@ class GoToDialog(NamedDialog):
             self._show_area("Clients").show_client(text)
             self.accept()
             return
+        async for client_id, account in self._each_account(f"Looking for {text}"):
+            if account.id == text:
+                self._show_area("Accounts").show_account(client_id, account.id)
+                self.accept()
+                return
         if text.isalpha() and await self._name(text, quiet=True):
             return  # a word of a name
+        if await self._transfer(text):
+            return
         self.status.setText(
-            f"Nothing matches {text!r}: no request of this session, no order, no client with "
-            "that ID or name. Paste an IBAN, an e-mail, an order or client ID, or a request ID."
+            f"Nothing matches {text!r}: no request of this session, no order, client, account "
+            "or transfer with that ID, no client of that name. Paste an IBAN, an e-mail, an "
+            "ID, or a request ID."
         )
 
     async def _name(self, text: str, *, quiet: bool = False) -> bool:

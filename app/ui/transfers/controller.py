@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, QSignalBlocker
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
@@ -121,6 +121,18 @@ class TransfersArea:
     def _transfer_changed(self, account_id: str) -> None:
         if self._shown_for is not None and self._shown_for[0] == account_id:
             self.refresh()
+
+    def show_transfer(self, client_id: str, account_id: str, kind: Kind, transfer: Any) -> None:
+        """That account's transfer listed alone and opened (the go-to box found it)."""
+        self.chooser.choose(client_id, account_id)
+        # one listing, not one more for the tab and one for the filter
+        with QSignalBlocker(self.view.kinds), QSignalBlocker(self.view.filter):
+            self.view.kinds.setCurrentIndex(KINDS.index(kind))
+            self.view.filter.clear()
+        self.view.transfer_id.setText(transfer.id)
+        self.show_transfers()
+        self.details = TransferDetails(transfer, self.view)
+        self.details.open()
 
     def open_details(self, index: QModelIndex) -> None:
         transfer = self.model.data(index, ItemRole)

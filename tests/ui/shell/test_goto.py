@@ -149,3 +149,37 @@ def test_a_name_matching_nothing_is_said(qtbot, qloop, window):
     assert dialog.list_label.text() == "No client matches 'Zzyzx Qwerty'"
     dialog.reject()
     settle(qloop, window)
+
+
+def test_a_transfer_id_opens_the_transfer_in_transfers(qtbot, qloop, window, sandbox_url):
+    import uuid
+
+    from app.api import banking as m
+    from app.ui.transfers import TransfersArea
+    from tests.conftest import make_client
+    from tests.ui.conftest import run_on
+
+    transfer_id = f"GOTO-{uuid.uuid4().hex[:10]}"
+
+    async def send() -> None:
+        client = make_client(sandbox_url)
+        (company_account, *_) = await client.list_accounts("C0000002")
+        body = {"id": transfer_id, "amount": 1234, "currency": "EUR"}
+        body["recipient_iban"] = company_account.iban
+        transfer = m.build(m.InternalTransferCreate, body)
+        await client.create_internal("LT594010000000000001", transfer)
+        await client.aclose()
+
+    run_on(qloop, send())
+    dialog = go(qtbot, qloop, window, transfer_id)
+    assert not dialog.isVisible() and window.current_area() == "Transfers"
+    area = window.area(TransfersArea)
+    assert area.chooser.client_id() == DEMO_PERSON_ID
+    assert area.chooser.account_id() == "LT594010000000000001"
+    assert area.kind == "internal" and area.view.transfer_id.text() == transfer_id
+    assert area.model.rowCount() == 1 and area.model.items()[0].id == transfer_id
+    assert area.details is not None and area.details.isVisible()
+    assert area.details.values["Transfer ID"] == transfer_id
+    assert area.details.values["Amount"] == "12.34 EUR"
+    area.details.reject()
+    settle(qloop, window)

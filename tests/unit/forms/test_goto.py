@@ -14,7 +14,7 @@ def test_an_email_an_id_and_what_is_neither():
         "id", "3f2c9a0e-7b1d-4c7e-9a55-0f6c2b1d9e01"
     )
     assert target_of("") == (
-        "Type or paste an IBAN, an e-mail, an order or client ID, or a request ID"
+        "Type or paste an IBAN, an e-mail, a name, an ID, or a request or error ID"
     )
     assert target_of("a@b") == "'a@b' is not an e-mail address like name@example.com"
     assert target_of("drop table; --") == "'drop table; --' is no IBAN, e-mail, name or ID"
