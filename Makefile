@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench sandbox clean package package-test icons
+.PHONY: run test lint bench sandbox clean package package-test icons screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ package-test: package
 
 icons: $(STAMP)
 	$(BIN)/python packaging/make_icons.py
+
+# the README's pictures, made by driving the windows over the embedded sandbox
+screenshots: $(STAMP)
+	PARTNER_DESK_SCREENSHOTS=docs/screenshots QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n0 -q tests/ui/test_readme_screenshots.py
 
 # the app byte-compiled first, as pip leaves an installed one (PYTHONDONTWRITEBYTECODE or not)
 bench: $(STAMP)

@@ -1,7 +1,7 @@
 """What a test needs to drive the window (the tester's kit, app.testing.plugin, and the
 project's own suite): the desk's loop run only while a test waits, message boxes recorded and
 answered instead of waiting for a person, widgets found by their object names, and a picture
-of a window.
+of a window (with its dialogs over it, for the README's screenshots).
 
 In the app the qasync loop runs all the time; in a test it runs inside ``run_on`` only, and
 between two waits Qt still delivers events (a click, a dialog shown) that may step a task whose
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QSettings, QTimer
+from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.ui.shell.event_loop import new_event_loop
@@ -206,6 +206,26 @@ def standard_button(name: str) -> QMessageBox.StandardButton:
     if name.lower() not in buttons:
         raise ValueError(f"{name!r} is no button of a message box: {', '.join(buttons)}")
     return buttons[name.lower()]
+
+
+def picture_of(window: QWidget, *dialogs: QWidget) -> QImage:
+    """The window as a person sees it, its dialogs drawn over it centred, as a desktop's
+    window manager places a dialog (offscreen, Qt places it anywhere), each framed by a line."""
+    image = window.grab().toImage()
+    painter = QPainter(image)
+    try:
+        for dialog in dialogs:
+            picture = dialog.grab()
+            place = QPoint(
+                max((image.width() - picture.width()) // 2, 0),
+                max((image.height() - picture.height()) // 2, 0),
+            )
+            painter.drawPixmap(place, picture)
+            painter.setPen(QColor("#6b6b6b"))
+            painter.drawRect(QRect(place, picture.size()).adjusted(-1, -1, 0, 0))
+    finally:
+        painter.end()
+    return image
 
 
 def save_pictures(folder: Path, name: str) -> list[Path]:
