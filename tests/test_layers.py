@@ -17,7 +17,7 @@ ALLOWED: dict[str, set[str]] = {
     "serving": {"core"},
     "api": {"core"},
     "files": {"core", "api"},
-    "forms": {"core", "api"},
+    "forms": {"core", "api", "files"},
     "webhooks": {"core", "serving"},
     "sandbox": {"core", "serving"},
     "ui": {"core", "api", "forms", "files", "webhooks"},

@@ -1,6 +1,6 @@
 """The ``partner-desk`` command: the window by default, plus ``sandbox``, ``iban``,
-``gateway``, ``webhooks`` and ``selftest``, one module each. Nothing of a command is imported
-before it is asked for, so the window (no arguments) starts at once."""
+``gateway``, ``payments``, ``webhooks`` and ``selftest``, one module each. Nothing of a
+command is imported before it is asked for, so the window (no arguments) starts at once."""
 
 from __future__ import annotations
 
@@ -57,6 +57,16 @@ def _run(args: argparse.Namespace) -> int:
         from app.cli import gateway
 
         return gateway.order(args.order_id, args.base_url, args.user)
+    if args.command == "payments":
+        from app.cli import payments
+
+        return payments.run(
+            args.file,
+            dry_run=args.dry_run,
+            report=args.report,
+            base_url=args.base_url,
+            user=args.user,
+        )
     from app.cli import webhooks
 
     if args.webhooks_command == "serve":

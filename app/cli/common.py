@@ -15,6 +15,8 @@ EXIT_API_FAILURE = 1
 PASSWORD_ENV = "PARTNER_DESK_PASSWORD"  # noqa: S105 - the name of a variable, not a secret
 GATEWAY_URL_ENV = "PARTNER_DESK_GATEWAY_URL"
 LOCAL_GATEWAY = "http://127.0.0.1:8080/gateway"  # partner-desk sandbox's default port
+BASE_URL_ENV = "PARTNER_DESK_BASE_URL"
+LOCAL_API = "http://127.0.0.1:8080"  # the same sandbox's banking API
 
 
 class _TerminalSafe:
@@ -36,6 +38,26 @@ class _TerminalSafe:
 def terminal_safe_output() -> None:
     sys.stdout = cast("TextIO", _TerminalSafe(sys.stdout))
     sys.stderr = cast("TextIO", _TerminalSafe(sys.stderr))
+
+
+def password_for(
+    command: str, base_url: str | None, user: str, url_env: str, local_url: str
+) -> tuple[str, str | None]:
+    """The address (given, else from ``url_env``, else the local sandbox's) and the password:
+    from PARTNER_DESK_PASSWORD, the local sandbox's published demo one, or asked in a terminal;
+    None (said on stderr) when there is none to be had."""
+    import getpass
+    import os
+
+    given = os.environ.get(PASSWORD_ENV)
+    if base_url is None:
+        base_url = os.environ.get(url_env) or local_url
+        if base_url == local_url and given is None and user == "demo":
+            given = "demo"  # the local sandbox's published demo password
+    if given is None and not sys.stdin.isatty():
+        fail(command, f"set {PASSWORD_ENV} or run it in a terminal to be asked")
+        return base_url, None
+    return base_url, given if given is not None else getpass.getpass(f"Password of {user}: ")
 
 
 def fail(command: str, message: object) -> None:

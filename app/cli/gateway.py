@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import getpass
-import os
 import sys
 from decimal import Decimal
 
@@ -19,8 +17,8 @@ from app.cli.common import (
     EXIT_INVALID_INPUT,
     GATEWAY_URL_ENV,
     LOCAL_GATEWAY,
-    PASSWORD_ENV,
     describe,
+    password_for,
 )
 from app.core.gateway.amounts import format_amount
 from app.core.gateway.matrix import BY_CODE, NAMES
@@ -29,20 +27,10 @@ from app.core.text import printable
 
 
 def order(order_id: str, base_url: str | None, user: str) -> int:
-
-    given = os.environ.get(PASSWORD_ENV)
-    if base_url is None:
-        base_url = os.environ.get(GATEWAY_URL_ENV) or LOCAL_GATEWAY
-        if base_url == LOCAL_GATEWAY and given is None and user == "demo":
-            given = "demo"  # the local sandbox's published demo password
-    if given is None and not sys.stdin.isatty():
-        print(
-            f"partner-desk gateway: set {PASSWORD_ENV} or run it in a terminal to be asked",
-            file=sys.stderr,
-        )
+    url, password = password_for("gateway", base_url, user, GATEWAY_URL_ENV, LOCAL_GATEWAY)
+    if password is None:
         return EXIT_INVALID_INPUT
-    password = given if given is not None else getpass.getpass(f"Password of {user}: ")
-    return asyncio.run(_print_order(order_id, base_url, user, password))
+    return asyncio.run(_print_order(order_id, url, user, password))
 
 
 async def _print_order(order_id: str, base_url: str, user: str, password: str) -> int:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from app.cli.common import GATEWAY_URL_ENV, LOCAL_GATEWAY, PASSWORD_ENV
+from app.cli.common import BASE_URL_ENV, GATEWAY_URL_ENV, LOCAL_API, LOCAL_GATEWAY, PASSWORD_ENV
 
 
 def parser() -> argparse.ArgumentParser:
@@ -84,6 +85,35 @@ def parser() -> argparse.ArgumentParser:
         default="demo",
         help="the merchant user (default demo); the password comes from the environment "
         f"variable {PASSWORD_ENV} or is asked for",
+    )
+    payments = commands.add_parser("payments", help="payment files (ISO 20022 pain.001)")
+    payment_commands = payments.add_subparsers(dest="payments_command", required=True)
+    payment_import = payment_commands.add_parser(
+        "import",
+        help="send a pain.001 file's payments as SEPA transfers, each once (resumes where an "
+        "earlier import of the file stopped)",
+    )
+    payment_import.add_argument("file", type=Path, help="the pain.001.001.03 or .09 file")
+    payment_import.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the file and print the preview with each fee; send nothing",
+    )
+    payment_import.add_argument(
+        "--report",
+        type=Path,
+        help="write what became of each payment: pain.002 when the name ends in .xml, else CSV",
+    )
+    payment_import.add_argument(
+        "--base-url",
+        help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
+        f"'partner-desk sandbox' ({LOCAL_API})",
+    )
+    payment_import.add_argument(
+        "--user",
+        default="demo",
+        help="the API user (default demo); the password comes from the environment variable "
+        f"{PASSWORD_ENV} or is asked for",
     )
     webhooks = commands.add_parser("webhooks", help="the registration webhook receiver")
     webhook_commands = webhooks.add_subparsers(dest="webhooks_command", required=True)
