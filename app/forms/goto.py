@@ -51,21 +51,28 @@ Client = tuple[str, str, str]  # id, name, e-mail
 
 
 def best_matches(text: str, clients: list[Client], limit: int = MATCHES) -> list[Client]:
-    """The clients whose name, a word of it, or e-mail begins with the text, then those that
-    hold it anywhere (any case), at most ``limit``."""
+    """The clients the text matches, best first, at most ``limit``: the name beginning with
+    it, then a word of the name, then the e-mail, then the name or e-mail holding it anywhere
+    (any case); the list's order within each."""
     wanted = text.strip().casefold()
     if not wanted:
         return []
-    first: list[Client] = []
-    then: list[Client] = []
-    for client in clients:
+    ranked: list[tuple[int, int, Client]] = []
+    for position, client in enumerate(clients):
         name, email = client[1].casefold(), client[2].casefold()
-        words = [name, email, *name.split()]
-        if any(word.startswith(wanted) for word in words):
-            first.append(client)
+        if name.startswith(wanted):
+            rank = 0
+        elif any(word.startswith(wanted) for word in name.split()):
+            rank = 1
+        elif email.startswith(wanted):
+            rank = 2
         elif wanted in name or wanted in email:
-            then.append(client)
-    return (first + then)[:limit]
+            rank = 3
+        else:
+            continue
+        ranked.append((rank, position, client))
+    ranked.sort(key=lambda each: each[:2])
+    return [client for _rank, _position, client in ranked[:limit]]
 
 
 def remembered(recent: list[str], text: str) -> list[str]:

@@ -16,6 +16,7 @@ from app.ui.accounts.view import AccountsView
 from app.ui.common import account_chooser
 from app.ui.common.formatting import chosen_currency, money_text
 from app.ui.common.names import name_box
+from app.ui.common.widgets import choose_row
 from app.ui.shell.areas import AreaContext
 from app.ui.shell.dialogs import opened
 from app.ui.shell.tasks import Debounce
@@ -147,7 +148,7 @@ class AccountsArea:
         chosen = select or (accounts[0].id if accounts else None)
         for row, account in enumerate(accounts):
             if account.id == chosen:
-                self.view.table.selectRow(row)
+                choose_row(self.view.table, row)
         self._buttons()
 
     # -- actions

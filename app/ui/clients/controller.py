@@ -13,6 +13,7 @@ from app.api.errors import ApiError
 from app.ui.clients.model import CLIENT_WIDTHS, ClientRole, ClientsModel
 from app.ui.clients.view import ClientsView
 from app.ui.common.names import name_box
+from app.ui.common.widgets import choose_row
 from app.ui.shell.areas import AreaContext
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ class ClientsArea:
         if client_id in ids:
             self._to_select = None
             row = ids.index(client_id)
-            self.view.table.selectRow(row)
-            self.view.table.scrollTo(self.model.index(row, 0))
+            choose_row(self.view.table, row)
             return
         self._pages_looked += 1
         if self.model.canFetchMore(QModelIndex()) and self._pages_looked < SELECT_PAGES:

@@ -12,12 +12,14 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QComboBox,
     QDialog,
     QGridLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QSizePolicy,
     QWidget,
 )
 
@@ -68,9 +70,20 @@ class FormRows(QObject):
         caption.setBuddy(widget)  # its accessible name, and the focus a click on it gives
         caption.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         problem = NoticeLabel("")
+        # a long message is cut (its tooltip holds it all), never given the inputs' width
+        problem.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        problem.setMinimumWidth(1)
+        if isinstance(widget, QLineEdit | QComboBox | QAbstractSpinBox):
+            # the red border of a problem is drawn by a style sheet, whose metrics differ
+            # from the platform's: the input keeps the height it has, and the rows below stay
+            widget.setFixedHeight(widget.sizeHint().height())
         object_name = name or str(key)
         widget.setObjectName(object_name)
         problem.setObjectName(f"problem:{object_name}")
+        # the captions' column as wide as its widest caption, shown or not: rows a kind hides
+        # (a form of several kinds) do not move the inputs sideways when they come back
+        widest = max(self.grid.columnMinimumWidth(0), caption.sizeHint().width())
+        self.grid.setColumnMinimumWidth(0, widest)
         self.grid.addWidget(caption, row_number, 0)
         self.grid.addWidget(widget, row_number, 1)
         self.grid.addWidget(problem, row_number, 2)

@@ -36,3 +36,15 @@ def row_table(name: str, spoken: str) -> QTableView:
     table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     table.verticalHeader().setDefaultSectionSize(22)
     return table
+
+
+def choose_row(table: QTableView, row: int) -> None:
+    """That row chosen alone and shown, whatever keys are held: QTableView.selectRow follows
+    the keyboard's modifiers (Ctrl toggles, Shift extends), so a row chosen right after a
+    Ctrl+K or a Ctrl+1 could be unchosen instead."""
+    from PySide6.QtCore import QItemSelectionModel
+
+    index = table.model().index(row, 0)
+    flags = QItemSelectionModel.SelectionFlag
+    table.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
+    table.scrollTo(index)

@@ -85,7 +85,10 @@ class EventsView(QWidget):
         splitter = QSplitter()
         splitter.addWidget(self.table)
         splitter.addWidget(detail)
-        splitter.setSizes([850, 480])
+        # the list takes three parts of the width to the detail's one, as the window grows too
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([900, 300])
         top = QHBoxLayout()
         top.addWidget(QLabel("Type:"))
         top.addWidget(self.event_type, 1)

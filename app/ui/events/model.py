@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 COLUMNS = ("Occurred (UTC)", "Type", "Status", "data.id", "Signature", "Duplicates", "Received")
 OCCURRED, TYPE, STATUS, DATA_ID, SIGNATURE, DUPLICATES, RECEIVED = range(len(COLUMNS))
 # the type takes the room left: the columns fit the table's width, with no scrolling sideways
-WIDTHS = {OCCURRED: 165, STATUS: 80, DATA_ID: 120, SIGNATURE: 80, DUPLICATES: 80, RECEIVED: 165}
+WIDTHS = {OCCURRED: 150, STATUS: 80, DATA_ID: 100, SIGNATURE: 75, DUPLICATES: 80, RECEIVED: 150}
 EventRole = Qt.ItemDataRole.UserRole + 1
 
 

@@ -69,11 +69,19 @@ class GoToDialog(NamedDialog):
         self.input.returnPressed.connect(lambda: self.go(self.input.text()))
         self.recent.itemActivated.connect(self._picked)
         self.task: asyncio.Task[None] | None = None
+        self._looked_up = ""
         self._clients: list[Client] | None = None  # read once for the box
         self._accounts: dict[str, list[Account]] = {}  # each client's, read once for the box
         self.live = LiveCall(window.tasks, SUGGEST_PAUSE_S, SUGGEST_SPACING_S, self._suggest)
         self.input.textEdited.connect(lambda _text: self.live.changed())
+        self.input.textEdited.connect(lambda _text: self.status.clear())  # said of older text
         self.finished.connect(lambda _result: self._stop())
+
+    def accept(self) -> None:
+        """Found: the look-up is offered first next time (one that found nothing is not)."""
+        if self._looked_up:
+            self._settings.setValue(RECENT_KEY, remembered(self._recent(), self._looked_up))
+        super().accept()
 
     def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
         # Down from the box to the recent look-ups: the keyboard alone does it all
@@ -92,7 +100,7 @@ class GoToDialog(NamedDialog):
         if isinstance(found, str):
             self.status.setText(found)
             return
-        self._settings.setValue(RECENT_KEY, remembered(self._recent(), text))
+        self._looked_up = text  # remembered once it is found (accept), not before
         self._stop()
         self.status.setText("Looking…")
         self.task = self._window.tasks.spawn(self._go(found))
@@ -100,7 +108,7 @@ class GoToDialog(NamedDialog):
     def _picked(self, item: Any) -> None:
         client_id = item.data(Qt.ItemDataRole.UserRole)
         if client_id:  # a client offered as one typed
-            self._settings.setValue(RECENT_KEY, remembered(self._recent(), client_id))
+            self._looked_up = client_id
             self._show_area("Clients").show_client(client_id)
             self.accept()
         else:
@@ -182,7 +190,7 @@ class GoToDialog(NamedDialog):
         try:
             validate(iban)
         except IbanError as exc:
-            self.status.setText(f"{iban}: {exc}")
+            self.status.setText(str(exc))  # "Invalid IBAN DE00…: the check digits …"
             return
         async for client_id, account in self._each_account(f"Looking for {iban}"):
             if iban in (account.iban.replace(" ", "").upper(), account.id):
@@ -244,6 +252,10 @@ class GoToDialog(NamedDialog):
         if window.request_log.show_request(request_id):
             self.accept()
             return
+        if any(client_id == text for client_id, _name, _email in await self._all_clients()):
+            self._show_area("Clients").show_client(text)
+            self.accept()
+            return
         try:
             order = await window.context.gateway.get_order(text)
         except ApiError as exc:
@@ -251,10 +263,6 @@ class GoToDialog(NamedDialog):
                 raise
         else:
             self._show_area("Orders").show_order(order, select=True)
-            self.accept()
-            return
-        if any(client_id == text for client_id, _name, _email in await self._all_clients()):
-            self._show_area("Clients").show_client(text)
             self.accept()
             return
         async for client_id, account in self._each_account(f"Looking for {text}"):

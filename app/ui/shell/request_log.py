@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTabl
 
 from app.ui.common.names import named
 from app.ui.common.table_model import Index, ReadOnlyTableModel
+from app.ui.common.widgets import choose_row
 
 if TYPE_CHECKING:
     from app.api.http import Exchange
@@ -128,8 +129,7 @@ class RequestLogDock(QDockWidget):
             if exchange.request_id == request_id:
                 self.show()
                 self.raise_()
-                self.view.selectRow(row)
-                self.view.scrollTo(self.model.index(row, 0))
+                choose_row(self.view, row)
                 return True
         return False
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.core import limits
-from app.forms.transfer import KINDS, Kind
+from app.forms.transfer import KIND_TITLES, KINDS, Kind
 from app.ui.common.account_chooser import AccountChooser
 from app.ui.common.csv_file import choose_csv_file, file_name, write_csv
 from app.ui.common.paged_model import ItemRole
@@ -102,7 +102,14 @@ class TransfersArea:
 
     def _loaded(self, count: int) -> None:
         more = " (scroll for more)" if self.model.canFetchMore(QModelIndex()) else ""
-        self.view.status.setText(f"{count:,} transfer{'s' if count != 1 else ''}{more}")
+        text = f"{count:,} transfer{'s' if count != 1 else ''}{more}"
+        looked_for = self.view.transfer_id.text().strip()
+        if looked_for:  # a list of one, or none: say why the others are not there
+            kind = KIND_TITLES[self.kind]
+            text = (
+                f"{kind} transfer {looked_for}" if count else f"No {kind} transfer {looked_for}"
+            ) + " (clear the Transfer ID to list them all)"
+        self.view.status.setText(text)
         self.view.export_button.setEnabled(count > 0)
 
     def _failed(self, error: ApiError) -> None:

@@ -331,10 +331,12 @@ class TransferDialog(NamedDialog):
         self.draft.world_currencies = list(listed.currencies)
         combo = self.inputs["currency"]
         assert isinstance(combo, QComboBox)
-        typed = combo.currentText()
+        typed, touched = combo.currentText(), "currency" in self.form.touched
         combo.clear()
         combo.addItems(listed.currencies)
         combo.setEditText(typed or (listed.currencies[0] if listed.currencies else ""))
+        if not touched:  # the list filled in, nothing typed: Escape loses nothing
+            self.form.touched.discard("currency")
         self.refresh()
 
     # -- submit

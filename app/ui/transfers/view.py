@@ -40,7 +40,9 @@ class TransfersView(QWidget):
         self.transfer_id.setPlaceholderText("Transfer ID to look up")
         self.transfer_id.setClearButtonEnabled(True)
         fit_placeholder(self.transfer_id)
-        self.transfer_id.setMinimumWidth(max(self.transfer_id.minimumWidth(), 280))
+        # a whole generated id (36 characters) shows, its first character not scrolled away
+        whole_id = self.transfer_id.fontMetrics().horizontalAdvance("0" * 40)
+        self.transfer_id.setMinimumWidth(max(self.transfer_id.minimumWidth(), whole_id))
         self.lookup_button = named(
             QPushButton("Look up"), "transferLookupButton", "Look up the transfer"
         )

@@ -412,6 +412,37 @@ def test_an_edit_after_an_unknown_outcome_learns_it_first_and_never_makes_two(
     clients.notice.done(0)
 
 
+def test_the_inputs_keep_their_places_as_problems_appear(qtbot, qloop, sandbox, open_window):
+    """A click aimed at a field lands in it: no problem moves, shrinks or narrows an input."""
+    from PySide6.QtWidgets import QApplication
+
+    window, _view, clients = open_clients(qloop, open_window, sandbox)
+    dialog = new_person_dialog(qloop, window, clients)
+    QApplication.processEvents()
+
+    def places() -> dict:
+        return {path: widget.geometry().getRect() for path, widget in dialog.inputs.items()}
+
+    before = places()
+    fill(
+        dialog,
+        {
+            ("first_name",): "N" * 101,
+            ("email",): "x@",
+            ("contact_mobile_number",): "0612 with a much longer text than a number has",
+            ("birth_date",): "1990-02-30",
+            ("address", "country"): "XX",
+            ("ip",): "300.1.1.1",
+        },
+    )
+    dialog.save()  # every problem shown, the required ones in red too
+    QApplication.processEvents()
+    assert any(label.text() for label in dialog.problems.values())
+    assert places() == before
+    dialog.reject()
+    dialog.discard.button(QMessageBox.StandardButton.Discard).click()
+
+
 def test_form_checks_speak_plainly_show_every_problem_and_never_cut_text(
     qtbot, qloop, sandbox, settings, open_window
 ):

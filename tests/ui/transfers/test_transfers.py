@@ -452,6 +452,15 @@ def test_the_lists_filter_page_look_up_export_and_open_details(
     assert area.model.data(area.model.index(0, STATUS)) == "Done"
 
 
+def test_a_form_nothing_was_typed_in_closes_without_asking(qloop, sandbox, open_window):
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id, "world")
+    settle(qloop, window)  # the currencies listed, the id filled in: nothing typed
+    dialog.reject()
+    assert dialog.discard is None and not dialog.isVisible()
+
+
 def test_new_transfer_from_an_account_has_its_source_filled(
     qtbot, qloop, sandbox, settings, open_window
 ):

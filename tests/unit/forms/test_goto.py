@@ -40,6 +40,13 @@ def test_the_best_matches_begin_with_the_text_then_hold_it_any_case():
         ("C4", "Zed", "z@x.lt"),
     ]
     assert [c[0] for c in best_matches("PET", clients)] == ["C2", "C3", "C1"]
+    # the name beginning with it before a word of it (a first name before a surname)
+    petr = [
+        ("C12", "Anna Petraitis", "anna@x.lt"),
+        ("C15", "Petras Petraitis", "petras@x.lt"),
+        ("C5", "Petras Berg", "petras.b@x.lt"),
+    ]
+    assert [c[0] for c in best_matches("petr", petr)] == ["C15", "C5", "C12"]
     assert best_matches("  ", clients) == []
     many = [(f"C{n}", f"Name {n}", f"n{n}@x.lt") for n in range(50)]
     assert len(best_matches("name", many)) == MATCHES
