@@ -32,4 +32,3 @@ def test_a_cancelled_call_is_listed_and_marked_as_cancelled(qapp):
     assert statuses == ["200", "cancelled", "Cannot reach the bank (try 2)"]
     colour = model.data(model.index(1, STATUS), Qt.ItemDataRole.ForegroundRole)
     assert colour == Qt.GlobalColor.darkGray  # given up, not failed
-
