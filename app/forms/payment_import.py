@@ -297,7 +297,7 @@ async def debtor_accounts(
     async for client in banking.each_client_v2(at_most=ACCOUNTS_LOOKED_THROUGH):
         looked += 1
         if progress is not None:
-            progress(looked, ACCOUNTS_LOOKED_THROUGH, "Looking for the debtor accounts")
+            progress(looked, ACCOUNTS_LOOKED_THROUGH, "Looking for the debtor accounts: clients")
         for account in await banking.list_accounts(client.id):
             iban = "".join(account.iban.split()).upper()
             if iban in wanted and iban not in found:

@@ -166,8 +166,14 @@ def dialogs(window: MainWindow, qloop) -> list[tuple[str, Callable[[], QDialog]]
         )
         return _shown(TransferDetails(transfer, window))
 
+    def payment_import() -> QDialog:
+        from app.ui.transfers.import_dialog import PaymentImportDialog
+
+        return _shown(PaymentImportDialog(context, window))
+
     return [
         ("Go to", window.open_go_to),
+        ("Import payment file", payment_import),
         ("Sign in", sign_in),
         ("New transfer", transfer),
         ("Transfer details", details),

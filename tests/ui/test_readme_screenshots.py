@@ -113,3 +113,19 @@ def test_the_readme_opens_with_the_pictures_made_here():
     for name in ("clients", "transfer", "order", "go-to"):
         assert f"](docs/screenshots/{name}.png)" in before_set_up
         assert (root / "docs" / "screenshots" / f"{name}.png").stat().st_size > 20_000
+
+
+def test_a_payment_file_previewed(qloop, window, shots, tmp_path):
+    from tests.pain_files import payment, payment_file
+
+    rows = [payment(n) for n in range(1, 12)]
+    rows.append(payment(12, IBAN="BR1500000000000010932840814P2"))
+    file = tmp_path / "payments-2026-11.xml"
+    file.write_bytes(payment_file("LT594010000000000001", rows, validate=False))
+    window.show_area("Transfers")
+    dialog = window.area(TransfersArea).open_import(file)
+    settle(qloop, window)
+    assert dialog.send_button.text() == "Send 11 payments…"
+    saved(picture_of(window, dialog), shots, "payment-import")
+    dialog.reject()
+    settle(qloop, window)

@@ -38,15 +38,32 @@ def choose_csv_file(
     suggested: str,
     on_chosen: Callable[[Path], object],
 ) -> QFileDialog:
-    """The save dialog (opened, never exec()); the folder chosen is remembered."""
+    return choose_file(parent, settings, title, suggested, "CSV files (*.csv)", on_chosen)
+
+
+def choose_file(
+    parent: QWidget,
+    settings: QSettings,
+    title: str,
+    suggested: str,
+    name_filter: str,
+    on_chosen: Callable[[Path], object],
+    *,
+    save: bool = True,
+) -> QFileDialog:
+    """The save (or open) dialog, opened, never exec(); the folder chosen is remembered."""
     folder = str(settings.value("export/folder", "")) or QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.DocumentsLocation
     )
     dialog = QFileDialog(parent, title, folder)
-    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-    dialog.setNameFilter("CSV files (*.csv)")
-    dialog.setDefaultSuffix("csv")
-    dialog.selectFile(suggested)
+    if save:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(suggested.rpartition(".")[2])
+    else:
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setNameFilter(name_filter)
+    if suggested:
+        dialog.selectFile(suggested)
 
     def chosen(name: str) -> None:
         path = Path(name)

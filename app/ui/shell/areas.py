@@ -77,7 +77,10 @@ AREAS: tuple[AreaSpec, ...] = (
         "Transfers",
         "Ctrl+3",
         "app.ui.transfers",
-        (Creates("New transfer…", "transfer", "new_transfer_here"),),
+        (
+            Creates("New transfer…", "transfer", "new_transfer_here"),
+            Creates("Import payment file…", "paymentImport", "import_payment_file"),
+        ),
     ),
     AreaSpec("Statements", "Ctrl+4", "app.ui.statements"),
     AreaSpec("IBAN lookup", "Ctrl+5", "app.ui.iban"),

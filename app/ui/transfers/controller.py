@@ -14,7 +14,7 @@ from app.api.errors import ApiError, InvalidInput
 from app.core import limits
 from app.forms.transfer import KIND_TITLES, KINDS, Kind
 from app.ui.common.account_chooser import AccountChooser
-from app.ui.common.csv_file import choose_csv_file, file_name, write_csv
+from app.ui.common.csv_file import choose_csv_file, choose_file, file_name, write_csv
 from app.ui.common.paged_model import ItemRole
 from app.ui.shell.areas import AreaContext
 from app.ui.transfers.details import TransferDetails
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from app.api.banking.transfers import Transfer
+    from app.ui.transfers.import_dialog import PaymentImportDialog
 
 
 class TransfersArea:
@@ -39,6 +40,7 @@ class TransfersArea:
         self.dialogs: list[TransferDialog] = []
         self.details: TransferDetails | None = None
         self.exporting: asyncio.Task[None] | None = None
+        self.import_dialog: PaymentImportDialog | None = None
         self._shown_for: tuple[str, Kind] | None = None  # the account and kind listed
         self.chooser = AccountChooser(view.chooser, context, "transfers/client_id")
         self.chooser.status.connect(view.status.setText)
@@ -57,6 +59,7 @@ class TransfersArea:
         view.lookup_button.clicked.connect(self.show_transfers)
         view.transfer_id.returnPressed.connect(self.show_transfers)
         view.new_button.clicked.connect(self.new_transfer_here)
+        view.import_button.clicked.connect(self.import_payment_file)
         view.export_button.clicked.connect(self.choose_export_file)
         view.table.doubleClicked.connect(self.open_details)
         context.events.transfer_changed.connect(self._transfer_changed)
@@ -175,6 +178,27 @@ class TransfersArea:
         dialog.deleteLater()
 
     # -- export
+
+    def import_payment_file(self) -> QFileDialog:
+        """Import payment file…: the file chosen, then the import's window over it."""
+        return choose_file(
+            self.view,
+            self._context.settings,
+            "Import payment file (pain.001)",
+            "",
+            "ISO 20022 payment files (*.xml);;All files (*)",
+            self.open_import,
+            save=False,
+        )
+
+    def open_import(self, path: Path) -> PaymentImportDialog:
+        from app.ui.transfers.import_dialog import PaymentImportDialog
+
+        dialog = self.import_dialog = PaymentImportDialog(self._context, self.view)
+        dialog.finished.connect(lambda _result: dialog.deleteLater())
+        dialog.show()
+        dialog.load(path)
+        return dialog
 
     def choose_export_file(self) -> QFileDialog:
         suggested = file_name(

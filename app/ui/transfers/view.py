@@ -30,6 +30,9 @@ class TransfersView(QWidget):
         self.new_button = QPushButton("New transfer…")
         self.new_button.setObjectName("newTransfer")
         self.new_button.setToolTip("Ctrl+N")
+        self.import_button = QPushButton("Import payment file…")
+        self.import_button.setObjectName("importPaymentFile")
+        self.import_button.setToolTip("Send a pain.001 file's payments as SEPA transfers")
         self.kinds = QTabBar()
         named(self.kinds, "transferListKinds", "Kind of transfer")
         for kind in KINDS:
@@ -57,6 +60,7 @@ class TransfersView(QWidget):
         who.addWidget(self.chooser, 1)
         who.addWidget(self.show_button)
         who.addWidget(self.new_button)
+        who.addWidget(self.import_button)
         lookup = QHBoxLayout()
         lookup.addWidget(self.transfer_id)
         lookup.addWidget(self.lookup_button)
