@@ -1,6 +1,7 @@
 """The ``partner-desk`` command: the window by default, plus ``sandbox``, ``iban``,
-``gateway``, ``payments``, ``webhooks`` and ``selftest``, one module each. Nothing of a
-command is imported before it is asked for, so the window (no arguments) starts at once."""
+``gateway``, ``payments``, ``statement``, ``webhooks`` and ``selftest``, one module each.
+Nothing of a command is imported before it is asked for, so the window (no arguments) starts
+at once."""
 
 from __future__ import annotations
 
@@ -57,6 +58,19 @@ def _run(args: argparse.Namespace) -> int:
         from app.cli import gateway
 
         return gateway.order(args.order_id, args.base_url, args.user)
+    if args.command == "statement":
+        from app.cli import statement
+
+        return statement.run(
+            args.client_id,
+            args.account_id,
+            date_from=args.date_from,
+            date_to=args.date_to,
+            camt053=args.camt053,
+            currency=args.currency,
+            base_url=args.base_url,
+            user=args.user,
+        )
     if args.command == "payments":
         from app.cli import payments
 

@@ -8,6 +8,15 @@ from pathlib import Path
 from app.cli.common import BASE_URL_ENV, GATEWAY_URL_ENV, LOCAL_API, LOCAL_GATEWAY, PASSWORD_ENV
 
 
+def _date(text: str) -> object:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a date yyyy-mm-dd") from None
+
+
 def parser() -> argparse.ArgumentParser:
     class PrintVersion(argparse.Action):
         """--version, read from the package's metadata only when asked (a faster start)."""
@@ -110,6 +119,34 @@ def parser() -> argparse.ArgumentParser:
         f"'partner-desk sandbox' ({LOCAL_API})",
     )
     payment_import.add_argument(
+        "--user",
+        default="demo",
+        help="the API user (default demo); the password comes from the environment variable "
+        f"{PASSWORD_ENV} or is asked for",
+    )
+    statement = commands.add_parser(
+        "statement", help="write an account's statement as ISO 20022 camt.053.001.08"
+    )
+    statement.add_argument("client_id", help="the client's ID")
+    statement.add_argument("account_id", help="the account's ID (its IBAN)")
+    statement.add_argument(
+        "--from", dest="date_from", type=_date, required=True, help="the first day, yyyy-mm-dd"
+    )
+    statement.add_argument(
+        "--to", dest="date_to", type=_date, required=True, help="the last day, yyyy-mm-dd"
+    )
+    statement.add_argument(
+        "--camt053", type=Path, required=True, help="the file to write (replaced when whole)"
+    )
+    statement.add_argument(
+        "--currency", help="one currency (ISO 4217) of the account; all of them when omitted"
+    )
+    statement.add_argument(
+        "--base-url",
+        help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
+        f"'partner-desk sandbox' ({LOCAL_API})",
+    )
+    statement.add_argument(
         "--user",
         default="demo",
         help="the API user (default demo); the password comes from the environment variable "

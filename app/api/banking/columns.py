@@ -384,6 +384,24 @@ class StatementColumns:
             self.last_balances.setdefault(code, {})[day] = balance
         self.currency_counts.update(codes)
 
+    def drop_rows(self) -> None:
+        """Forget the rows taken so far, keeping the distinct values and each day's balance:
+        a writer that streams the rows on as they come holds a piece's worth, not all."""
+        self.days = array("i")
+        self.amounts = array("q")
+        self.credits = array("b")
+        self.balances = array("q")
+        for dictionary in (
+            self.types,
+            self.currencies,
+            self.counterparty_names,
+            self.counterparty_accounts,
+        ):
+            dictionary.codes = array("I")
+        self.ids = TextColumn()
+        self.descriptions = TextColumn()
+        self.references = TextColumn()
+
     # -- reading
 
     def currency(self, row: int) -> str:

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
 from app.ui.common.account_chooser import AccountChooser
-from app.ui.common.csv_file import choose_csv_file, file_name, write_csv
+from app.ui.common.csv_file import choose_csv_file, choose_file, file_name, write_csv
 from app.ui.common.formatting import chosen_currency
 from app.ui.common.slice_budget import current_budget
 from app.ui.shell.areas import AreaContext
@@ -36,6 +36,7 @@ class StatementsArea:
         self.loading: asyncio.Task[None] | None = None
         self._shown_for: tuple[str, str] | None = None  # the client and account of the rows
         self._period: tuple[dt.date, dt.date] | None = None  # and the dates they are of
+        self._currency: str | None = None  # and the one currency asked for, if any
         self._shown_from: tuple[str, str] | None = None  # the server and user they came from
         self._complete = False  # the rows are the whole statement of the period
         self.exporting: asyncio.Task[None] | None = None
@@ -50,6 +51,7 @@ class StatementsArea:
         view.model.working.connect(self._working)
         view.model.settled.connect(self._settled)
         view.export_button.clicked.connect(self.choose_export_file)
+        view.camt_button.clicked.connect(self.choose_camt053_file)
         header = view.table.horizontalHeader()
         state = settings.value("statement/columns")
         if state is not None:
@@ -132,6 +134,7 @@ class StatementsArea:
         view.chart.set_series([], "")
         self._shown_for = (client_id, account_id)
         self._period = (date_from, date_to)
+        self._currency = currency
         self._shown_from = self._server()
         self._complete = False
         self._summary = ""
@@ -214,6 +217,7 @@ class StatementsArea:
         view.export_button.setToolTip(
             "" if self._complete else "Export needs the whole statement: Load it first"
         )
+        view.camt_button.setEnabled(not busy and self._complete)
 
     def _chart(self, currency: str | None) -> None:
         storage = self.view.model.storage
@@ -298,14 +302,65 @@ class StatementsArea:
             self._busy(False)
         view.status.setText(f"Exported {written:,} rows to {path}")
 
-    def _exported(self, done: int, total: int) -> None:
+    def _exported(self, done: int, total: int, what: str = "rows") -> None:
         """The counts so far, in the status and in the bar, which fills as they grow."""
         view = self.view
-        counts = f"{done:,} of {total:,} rows"
+        counts = f"{done:,} of {total:,} {what}"
         view.status.setText(f"Exporting… {counts}")
         view.progress.setRange(0, max(total, 1))
         view.progress.setFormat(counts)
         view.progress.setValue(done)
+
+    def choose_camt053_file(self) -> QFileDialog:
+        parts: list[object] = ["camt053", *(self._shown_for or ())]
+        if self._period is not None:
+            parts += [self._period[0].isoformat(), "to", self._period[1].isoformat()]
+        name = file_name(*parts).removesuffix(".csv") + ".xml"
+        title = "Export statement as camt.053"
+        settings = self._settings
+        return choose_file(self.view, settings, title, name, "XML (*.xml)", self.export_camt053_to)
+
+    def export_camt053_to(self, path: Path) -> asyncio.Task[None]:
+        """The loaded statement's account and period, asked again and written as camt.053
+        as it comes (its booked balances with it): the rows shown may be searched or sorted,
+        a bank statement is not."""
+        self.exporting = self._tasks.spawn(self._export_camt053(path))
+        return self.exporting
+
+    async def _export_camt053(self, path: Path) -> None:
+        import asyncio
+
+        from app.forms.statement_export import export_camt053
+
+        assert self._shown_for is not None and self._period is not None
+        view = self.view
+        total = view.model.loaded
+        self._busy(True)
+        try:
+            written = await export_camt053(
+                self._context.banking,
+                *self._shown_for,
+                *self._period,
+                path,
+                currency=self._currency,
+                progress=lambda done: self._exported(done, total, "entries"),
+            )
+        except asyncio.CancelledError:
+            view.status.setText("Export cancelled: no file was written.")
+            raise
+        except OSError as exc:
+            view.status.setText("Export failed.")
+            self._presenter.show(InvalidInput("File", f"cannot write {path}: {exc.strerror}"))
+            return
+        except ApiError as exc:
+            view.status.setText("Export failed: no file was written.")
+            self._presenter.show(exc, lambda: self.export_camt053_to(path))
+            return
+        finally:
+            view.progress.setRange(0, 0)
+            view.progress.resetFormat()
+            self._busy(False)
+        view.status.setText(f"Exported {written:,} entries as camt.053 to {path}")
 
     def _remember_columns(self) -> None:
         header = self.view.table.horizontalHeader()

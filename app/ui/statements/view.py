@@ -99,12 +99,17 @@ class StatementView(QWidget):
         self.export_button = QPushButton("Export CSV…")
         self.export_button.setObjectName("statementExport")
         self.export_button.setEnabled(False)
+        self.camt_button = QPushButton("Export camt.053…")
+        self.camt_button.setObjectName("statementExportCamt053")
+        self.camt_button.setToolTip("The statement as ISO 20022 camt.053.001.08 for accounting")
+        self.camt_button.setEnabled(False)
 
         tools = QHBoxLayout()
         tools.addWidget(self.progress)
         tools.addWidget(self.status, 1)
         tools.addWidget(self.search)
         tools.addWidget(self.export_button)
+        tools.addWidget(self.camt_button)
 
         self.model = StatementModel(self)
         self.table = QTableView()

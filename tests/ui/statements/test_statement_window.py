@@ -328,3 +328,53 @@ def test_after_a_restart_the_remembered_clients_accounts_are_listed_at_once(
     settle(qloop, window)  # nothing typed, the field never left
     assert view.account.count() == 2
     assert window.context.presenter.open_boxes == []
+
+
+def test_export_as_camt053_writes_the_loaded_period_with_counts_and_cancel(
+    qloop, sandbox, open_window, settings, tmp_path
+):
+    from lxml import etree
+
+    from app.files.xml_input import schema
+
+    window, view = open_statement(open_window, sandbox)
+    area = window.area(StatementsArea)
+    assert not view.camt_button.isEnabled()  # a statement first
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2026, 1, 1), dt.date(2026, 1, 31))
+    view.load_button.click()
+    settle(qloop, window)
+    assert view.camt_button.isEnabled()
+    settings.setValue("export/folder", str(tmp_path))
+    chooser = area.choose_camt053_file()
+    assert chooser.selectedFiles()[0] == str(
+        tmp_path / f"camt053-{DEMO_PERSON_ID}-LT594010000000000001-2026-01-01-to-2026-01-31.xml"
+    )
+    chooser.close()
+    shown = Record(view.status.shown)
+    target = tmp_path / "january.xml"
+    run_on(qloop, area.export_camt053_to(target))
+    loaded = view.model.loaded
+    assert view.status.text() == f"Exported {loaded:,} entries as camt.053 to {target}"
+    assert any(re.fullmatch(rf"Exporting… [\d,]+ of {loaded:,} entries", t) for t in shown.values)
+    tree = etree.parse(str(target))
+    assert schema("camt.053.001.08").validate(tree)
+    namespace = {"c": tree.getroot().nsmap[None]}
+    assert len(tree.xpath("//c:Ntry", namespaces=namespace)) == loaded
+    # cancelled as soon as the first entries are written: no file, the old one as it was
+    target.write_text("kept", encoding="utf-8")
+
+    def cancel_once_exporting(text: str) -> None:
+        if text.startswith("Exporting…"):
+            QTimer.singleShot(0, view.cancel_button.click)
+
+    view.status.shown.connect(cancel_once_exporting)
+    choose(qloop, window, view, DEMO_PERSON_ID, dt.date(2000, 1, 1), dt.date(2100, 1, 1))
+    view.load_button.click()  # all of it: many pieces, the cancel comes between two
+    settle(qloop, window)
+    task = area.export_camt053_to(target)
+    settle(qloop, window)
+    assert task.cancelled()
+    assert view.status.text() == "Export cancelled: no file was written."
+    assert target.read_text(encoding="utf-8") == "kept"
+    assert not list(tmp_path.glob(".*.partial"))  # nothing half written left
+    assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()

@@ -1,5 +1,6 @@
-"""``partner-desk payments import`` as operations staff run it: a preview, an import that can be
-run again or killed and resumed without a second transfer, a report, and files refused whole."""
+"""``partner-desk payments import`` and ``partner-desk statement --camt053`` as operations staff
+run them: a preview, an import that can be run again or killed and resumed without a second
+transfer, a report, files refused whole; a statement written valid, bad input refused."""
 
 from __future__ import annotations
 
@@ -176,3 +177,73 @@ def test_an_import_killed_in_the_middle_resumes_and_sends_each_payment_once(
     sent = transfers_of(sandbox_url, debtor)
     assert len(sent) == 8 and len({each.id for each in sent}) == 8
     assert len(creates(admin, debtor)) == 8
+
+
+def statement_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [EXE, "statement", *args, "--base-url", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PARTNER_DESK_PASSWORD": "demo"},
+    )
+
+
+def test_the_statement_command_writes_a_valid_camt053(sandbox_url, tmp_path):
+    from lxml import etree
+
+    path = tmp_path / "statement.xml"
+    result = statement_cli(
+        sandbox_url,
+        "C0000001",
+        "LT594010000000000001",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-01-31",
+        "--currency",
+        "EUR",
+        "--camt053",
+        str(path),
+    )
+    assert result.returncode == 0, result.stderr
+    tree = etree.parse(str(path))
+    assert schema("camt.053.001.08").validate(tree)
+    count = len(tree.xpath("//c:Ntry", namespaces={"c": tree.getroot().nsmap[None]}))
+    assert result.stdout == (
+        f"Wrote {count:,} entries (2026-01-01 to 2026-01-31) as camt.053.001.08 to {path}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--from", "2026-02-30", "--to", "2026-03-01"), "'2026-02-30' is not a date yyyy-mm-dd"),
+        (("--from", "2026-03-02", "--to", "2026-03-01"), "--from 2026-03-02 is after --to"),
+    ],
+)
+def test_the_statement_command_refuses_bad_dates(sandbox_url, tmp_path, args, said):
+    path = tmp_path / "statement.xml"
+    result = statement_cli(
+        sandbox_url, "C0000001", "LT594010000000000001", *args, "--camt053", str(path)
+    )
+    assert result.returncode == 2 and said in result.stderr
+    assert not path.exists()
+
+
+def test_an_unknown_account_exits_2_and_writes_nothing(sandbox_url, tmp_path):
+    path = tmp_path / "statement.xml"
+    result = statement_cli(
+        sandbox_url,
+        "C0000001",
+        "LT000000000000000000",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2026-01-31",
+        "--camt053",
+        str(path),
+    )
+    assert result.returncode == 2 and "not found" in result.stderr
+    assert list(tmp_path.iterdir()) == []
