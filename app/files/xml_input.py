@@ -10,6 +10,7 @@ encoding, or a document the schema does not accept."""
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,6 +44,8 @@ def read_capped(source: Path | IO[bytes], cap: int, what: str) -> bytes:
     """At most ``cap`` bytes of the file; a longer one is refused having read cap + 1."""
     if isinstance(source, Path):
         try:
+            if not stat.S_ISREG(source.stat().st_mode):  # a pipe waits, a device never ends
+                raise FileRefused(f"{source.name} is not a file (a folder, a device or a pipe)")
             with source.open("rb") as handle:
                 return read_capped(handle, cap, what)
         except OSError as exc:

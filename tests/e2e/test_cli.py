@@ -350,6 +350,7 @@ def test_selftest_runs_one_call_of_each_kind_and_passes():
         ["ok", "accounts"],
         ["ok", "statement"],
         ["ok", "fee"],
+        ["ok", "camt.053"],
     ]
     assert lines[-1] == "All checks passed"
 

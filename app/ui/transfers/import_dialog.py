@@ -156,6 +156,9 @@ class PaymentImportDialog(NamedDialog):
         for button in (self.csv_button, self.pain_button, self.stop_button, self.send_button):
             button.setAutoDefault(False)  # Enter never sends nor saves: Close is the default
         self.close_button.setDefault(True)
+        # texts from the file and the service: shown as they are, never read as rich text
+        for label in (self.file_label, self.problem, self.step, self.refused, self.totals):
+            label.setTextFormat(Qt.TextFormat.PlainText)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.csv_button)

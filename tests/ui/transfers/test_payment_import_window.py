@@ -177,6 +177,23 @@ def test_an_invalid_file_says_why_and_nothing_can_be_sent(
     settle(qloop, window)
 
 
+def test_texts_from_the_file_are_shown_as_they_are_never_as_rich_text(
+    qloop, sandbox, open_window, debtor, tmp_path
+):
+    from PySide6.QtCore import Qt
+
+    file = tmp_path / "payments.xml"
+    name = "<b>Bold</b> <img src=x>"
+    data = payment_file(debtor, [payment(1, IBAN="BR1500000000000010932840814P2", name=name)])
+    file.write_bytes(data)
+    window, dialog = opened(qloop, sandbox, open_window, file)
+    assert dialog.refused.textFormat() == Qt.TextFormat.PlainText
+    assert dialog.problem.textFormat() == Qt.TextFormat.PlainText
+    assert column(dialog, 3) == [name]
+    dialog.reject()
+    settle(qloop, window)
+
+
 def test_the_file_menu_and_the_area_offer_the_import(qloop, sandbox, open_window):
     from app.ui.shell.harness import find_action
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +145,13 @@ def test_a_file_larger_than_the_cap_is_refused_having_read_no_more_than_the_cap(
 def test_a_file_that_cannot_be_read_says_so(tmp_path):
     with pytest.raises(FileRefused, match=r"^missing.xml: cannot be read"):
         read_payment_file(tmp_path / "missing.xml")
+
+
+def test_what_is_no_file_is_refused_before_it_is_opened(tmp_path):
+    import os
+
+    pipe = tmp_path / "pipe.xml"
+    os.mkfifo(pipe)  # opening it would wait for a writer that never comes
+    for path in (pipe, tmp_path, Path("/dev/zero")):
+        with pytest.raises(FileRefused, match=r"is not a file \(a folder, a device or a pipe\)"):
+            read_payment_file(path)
