@@ -95,6 +95,8 @@ async def _import(
                 f"Sent {counts.sent}: accepted {counts.accepted}, refused {counts.refused}, "
                 f"outcome unknown {counts.unknown}{earlier}{before}"
             )
+            if counts.stopped:
+                fail(COMMAND, f"stopped: {counts.stopped}; run it again to resume there")
     except JournalBusy as exc:
         fail(COMMAND, exc)
         return EXIT_API_FAILURE

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from app.api.errors import ApiError
+from app.api.errors import ApiConnectionError, ApiError
 from app.core import limits
 from app.core.countries import country_name, is_country
 from app.core.iban import IbanError, validate
@@ -97,6 +97,7 @@ class Counts:
     unknown: int = 0
     earlier: int = 0  # accepted by an earlier import of the file
     checked_out: int = 0  # refused before sending: the checks or the fee found why
+    stopped: str = ""  # why the import ended before its last payment, "" when it did not
 
 
 @dataclass
@@ -379,18 +380,28 @@ async def run_import(
     stop: asyncio.Event | None = None,
 ) -> Counts:
     """Each payment that can be sent, sent once, in the file's order; ``stop`` set ends the
-    import between two payments (never in the middle of one)."""
+    import between two payments (never in the middle of one), and so does a lost connection
+    (the payment on its way is then of unknown outcome: the next import settles it). The
+    counts say why it stopped early."""
     sendable = plan.sendable()
+    stopped = ""
     for done, each in enumerate(sendable):
         if stop is not None and stop.is_set():
+            stopped = "stopped"
             break
-        await _send(banking, each, journal)
+        lost = await _send(banking, each, journal)
         if progress is not None:
             progress(done + 1, len(sendable), f"Payment {each.payment.number}")
-    return plan.counts()
+        if lost and done + 1 < len(sendable):
+            stopped = f"the connection was lost at payment {each.payment.number}"
+            break
+    counts = plan.counts()
+    counts.stopped = stopped
+    return counts
 
 
-async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJournal) -> None:
+async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJournal) -> bool:
+    """Send the payment unless it was accepted before; True when the connection was lost."""
     from app.api.banking import SepaTransferCreate, build
 
     assert each.request is not None and each.account is not None
@@ -399,11 +410,11 @@ async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJou
     if before.get("state") == "accepted":
         each.outcome, each.status = "accepted", str(before.get("status", ""))
         each.earlier, each.reason = True, EARLIER
-        return
+        return False
     # its outcome unknown: found by its id it was accepted; else asked again with the same key
     if before.get("state") in ("sending", "unknown") and await _found(banking, each):
         journal.record(key, "accepted", status=each.status)
-        return
+        return False
     journal.record(key, "sending", account=each.account.account_id)
     try:
         transfer = await banking.create_sepa(
@@ -413,12 +424,13 @@ async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJou
         if exc.outcome_unknown:
             each.outcome, each.reason = "unknown", f"no answer that tells: {_words(exc)}"
             journal.record(key, "unknown", reason=each.reason)
-        else:
-            each.outcome, each.reason = "refused", _words(exc)
-            journal.record(key, "refused", reason=each.reason)
-        return
+            return isinstance(exc, ApiConnectionError)
+        each.outcome, each.reason = "refused", _words(exc)
+        journal.record(key, "refused", reason=each.reason)
+        return False
     each.outcome, each.status, each.reason = "accepted", transfer.status or "", ""
     journal.record(key, "accepted", status=each.status)
+    return False
 
 
 async def _found(banking: BankingClient, each: PlannedPayment) -> bool:

@@ -33,10 +33,10 @@ def debtor(sandbox_url) -> tuple[str, str]:
     return run(create())
 
 
-async def import_file(url, data, folder, *, dry_run=False):
+async def import_file(url, data, folder, *, dry_run=False, transport=None):
     """The plan, and the counts of sending it (None with dry_run)."""
     payment_file_ = read_payment_file(io.BytesIO(data))
-    client = make_client(url)
+    client = make_client(url, transport=transport)
     try:
         plan = await plan_import(client, payment_file_)
         if dry_run:
@@ -152,3 +152,37 @@ def test_a_refusal_by_the_api_is_kept_with_its_words_and_tried_again_next_time(
     _again, counts = run(import_file(sandbox_url, data, tmp_path))
     assert counts.refused == 1 and counts.earlier == 0  # asked again, refused again
     assert transfers_of(sandbox_url, iban) == []
+
+
+def test_a_lost_connection_stops_the_import_and_the_next_one_resumes_there(
+    sandbox_url, debtor, tmp_path
+):
+    import httpx
+
+    class CutAfterFirstCreate(httpx.AsyncBaseTransport):
+        """The network, lost after the first transfer was created."""
+
+        def __init__(self) -> None:
+            self.real = httpx.AsyncHTTPTransport()
+            self.creates = 0
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if request.method == "POST" and request.url.path.endswith("/transfers/sepa"):
+                self.creates += 1
+                if self.creates > 1:
+                    raise httpx.ConnectError("the network is gone", request=request)
+            return await self.real.handle_async_request(request)
+
+        async def aclose(self) -> None:
+            await self.real.aclose()
+
+    _client_id, iban = debtor
+    data = payment_file(iban, [payment(n) for n in range(1, 4)])
+    plan, counts = run(import_file(sandbox_url, data, tmp_path, transport=CutAfterFirstCreate()))
+    assert counts.stopped == "the connection was lost at payment 2"
+    assert [each.outcome for each in plan.payments] == ["accepted", "unknown", "not sent"]
+    assert len(transfers_of(sandbox_url, iban)) == 1
+    _again, counts = run(import_file(sandbox_url, data, tmp_path))
+    assert (counts.accepted, counts.earlier, counts.stopped) == (2, 1, "")
+    sent = transfers_of(sandbox_url, iban)
+    assert sorted(each.id for each in sent) == sorted(each.transfer_id for each in plan.sendable())

@@ -312,8 +312,13 @@ class PaymentImportDialog(NamedDialog):
                     self.progress.setValue(done)
                     self._show_counts()
 
-                await run_import(
+                counts = await run_import(
                     self._context.banking, plan, journal, progress=progress, stop=self._stop
+                )
+            if counts.stopped.startswith("the connection was lost"):
+                self.problem.setText(
+                    f"The import stopped: {counts.stopped}. Import the file again once the "
+                    "service answers: it resumes there."
                 )
         except JournalBusy as exc:
             self.problem.setText(str(exc))
@@ -338,10 +343,16 @@ class PaymentImportDialog(NamedDialog):
         for account in {each.account.account_id for each in plan.sendable() if each.account}:
             self._context.events.transfer_changed.emit(account)
         left = [each for each in plan.sendable() if each.outcome == "not sent"]
+        unknown = [each for each in plan.sendable() if each.outcome == "unknown"]
         if left:
             self.step.setText(
                 f"Stopped: {len(left)} not sent. Import the file again to send them; what was "
                 "accepted is not sent twice."
+            )
+        elif unknown:
+            self.step.setText(
+                f"Done, but {len(unknown)} outcome(s) unknown: import the file again to settle "
+                "them (each is looked up by its id, never sent twice)."
             )
         else:
             self.step.setText("Done: every payment was sent once. Save the report if needed.")
