@@ -61,6 +61,27 @@ def label_of(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+def _moment(text: str) -> str:
+    """2026-11-25T17:18:48Z as people read it: "2026-11-25 17:18:48 UTC" (else as sent)."""
+    import datetime as dt
+
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if moment.tzinfo is None:
+        return text
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _grouped(iban: str) -> str:
+    """An IBAN in groups of four, as printed on paper (copied back, the spaces are allowed)."""
+    compact = "".join(iban.split())
+    if not compact.isascii() or not compact.isalnum():
+        return iban
+    return " ".join(compact[start : start + 4] for start in range(0, len(compact), 4))
+
+
 def detail_rows(transfer: Transfer) -> list[tuple[str, str]]:
     """The transfer as (label, value) rows, the labelled fields first in their order."""
     from app.ui.common.formatting import money_text
@@ -79,6 +100,10 @@ def detail_rows(transfer: Transfer) -> list[tuple[str, str]]:
             return f"{money_text(int(value.get('amount', 0)), fee_currency)} {fee_currency}"
         if name == "charges_type":
             return CHARGE_TEXT.get(str(value), str(value))  # as the form names them
+        if name == "processing_date":
+            return _moment(str(value))
+        if name == "recipient_iban":
+            return _grouped(str(value))
         return str(value)
 
     fields = dict(_flat(transfer.model_dump(mode="json")))

@@ -24,7 +24,7 @@ def test_a_sepa_transfer_reads_in_labelled_values(qtbot):
             "sepa": True,
         },
         status="inprogress",
-        processing_date="2026-11-25",
+        processing_date="2026-11-25T17:18:48Z",
     )
     rows = detail_rows(transfer)
     assert rows[:4] == [
@@ -35,7 +35,8 @@ def test_a_sepa_transfer_reads_in_labelled_values(qtbot):
     ]
     shown = dict(rows)
     assert shown["SEPA"] == "yes" and shown["Recipient's bank"] == "Swedbank"
-    assert shown["Recipient IBAN"] == "LT121000011101001000"
+    assert shown["Recipient IBAN"] == "LT12 1000 0111 0100 1000"  # as on paper
+    assert shown["Processing date"] == "2026-11-25 17:18:48 UTC"
     assert not any("." in label or "_" in label for label, _value in rows)  # no raw keys
     dialog = TransferDetails(transfer)
     qtbot.addWidget(dialog)
