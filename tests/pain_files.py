@@ -34,7 +34,9 @@ def payment_file(
     *,
     schema: str = "pain.001.001.03",
     validate: bool = True,
+    message_id: str | None = None,
 ) -> bytes:
+    """The file; ``message_id`` gives it the MsgId of an earlier one (a corrected file)."""
     config = {
         "name": "Baltic Widgets UAB",
         "IBAN": debtor_iban,
@@ -45,7 +47,11 @@ def payment_file(
     transfer = SepaTransfer(config, clean=True, schema=schema)
     for each in payments:
         transfer.add_payment(dict(each))
-    return bytes(transfer.export(validate=validate, pretty_print=True))
+    data = bytes(transfer.export(validate=validate, pretty_print=True))
+    if message_id is not None:  # the library makes its own: the header's is replaced
+        start, end = data.index(b"<MsgId>") + len(b"<MsgId>"), data.index(b"</MsgId>")
+        data = data[:start] + message_id.encode() + data[end:]
+    return data
 
 
 def with_amount(data: bytes, old: str, new: str) -> bytes:

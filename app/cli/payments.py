@@ -31,6 +31,7 @@ from app.core.text import printable
 from app.files.pain001 import PaymentFile, read_payment_file
 from app.files.pain002 import status_report, write_status_report
 from app.files.report import write_csv_report
+from app.files.whole_file import writable_target
 from app.files.xml_input import FileRefused
 from app.forms.import_journal import ImportJournal, JournalBusy, read_states
 from app.forms.payment_import import (
@@ -55,9 +56,11 @@ def run(file: Path, *, dry_run: bool, report: Path | None, base_url: str | None,
     except FileRefused as exc:
         fail(COMMAND, f"{printable(file.name, 200)}: {exc}")
         return EXIT_INVALID_INPUT
-    if report is not None and not report.parent.is_dir():
-        fail(COMMAND, f"--report: the folder {report.parent} does not exist")
-        return EXIT_INVALID_INPUT
+    if report is not None:  # refused before anything is sent, not after
+        problem = _report_problem(report, file)
+        if problem:
+            fail(COMMAND, f"--report {printable(str(report), 200)}: {problem}")
+            return EXIT_INVALID_INPUT
     base_url, password = password_for(COMMAND, base_url, user, BASE_URL_ENV, LOCAL_API)
     if password is None:
         return EXIT_INVALID_INPUT
@@ -66,6 +69,17 @@ def run(file: Path, *, dry_run: bool, report: Path | None, base_url: str | None,
     except KeyboardInterrupt:
         print("Stopped. What was sent is kept: run the same command again to resume.")
         return 130
+
+
+def _report_problem(report: Path, payment_file: Path) -> str:
+    """Why the report cannot be written there ("" when it can)."""
+    try:
+        target = writable_target(report)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    if target.exists() and payment_file.exists() and target.samefile(payment_file):
+        return "it is the payment file itself: the report would replace it"
+    return ""
 
 
 async def _import(
@@ -107,11 +121,15 @@ async def _import(
         await client.aclose()
     if report is not None:
         outcomes = plan.outcomes()
-        if report.suffix.lower() == ".xml":
-            data = status_report(payment_file.message_id, payment_file.version, outcomes)
-            write_status_report(report, data)
-        else:
-            write_csv_report(report, outcomes)
+        try:
+            if report.suffix.lower() == ".xml":
+                data = status_report(payment_file.message_id, payment_file.version, outcomes)
+                write_status_report(report, data)
+            else:
+                write_csv_report(report, outcomes)
+        except OSError as exc:  # a full disk: what was sent is in the journal all the same
+            fail(COMMAND, f"the report could not be written to {report}: {exc.strerror or exc}")
+            return EXIT_API_FAILURE
         print(f"Report written to {report}")
     if dry_run:
         return 0 if not plan.refused_before() else EXIT_API_FAILURE

@@ -27,6 +27,7 @@ from app.cli.common import (
     fail,
     password_for,
 )
+from app.files.whole_file import writable_target
 
 COMMAND = "statement"
 SHOWN_EVERY = 50_000  # entries between two progress lines
@@ -46,8 +47,10 @@ def run(
     if date_from > date_to:
         fail(COMMAND, f"--from {date_from} is after --to {date_to}")
         return EXIT_INVALID_INPUT
-    if not camt053.parent.is_dir():
-        fail(COMMAND, f"--camt053: the folder {camt053.parent} does not exist")
+    try:
+        writable_target(camt053)
+    except OSError as exc:
+        fail(COMMAND, f"--camt053 {camt053}: {exc.strerror or exc}")
         return EXIT_INVALID_INPUT
     base_url, password = password_for(COMMAND, base_url, user, BASE_URL_ENV, LOCAL_API)
     if password is None:

@@ -87,7 +87,7 @@ class Camt053Writer:
             f"<FrToDt><FrDtTm>{part.date_from.isoformat()}T00:00:00</FrDtTm>"
             f"<ToDtTm>{part.date_to.isoformat()}T23:59:59</ToDtTm></FrToDt>"
             f"<Acct>{_account(part.iban)}<Ccy>{part.currency}</Ccy>{servicer}</Acct>"
-            + self._balance("OPBD", part.opening, part.date_from - dt.timedelta(days=1))
+            + self._balance("OPBD", part.opening, _day_before(part.date_from))
             + self._balance("CLBD", part.closing, part.date_to)
             + "\n"
         )
@@ -157,6 +157,10 @@ class Camt053Writer:
 
     def finish(self) -> None:
         self._write("</BkToCstmrStmt></Document>\n")
+
+
+def _day_before(day: dt.date) -> dt.date:
+    return day - dt.timedelta(days=1) if day > dt.date.min else day
 
 
 def _account(identifier: str) -> str:

@@ -15,9 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from app.files.xml_input import (
+    Bounds,
     FileRefused,
     element_at,
     message_kind,
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 VERSIONS = ("pain.001.001.03", "pain.001.001.09")
 MAX_FILE_BYTES = 16 * 1024 * 1024  # about 20,000 payments
 MAX_PAYMENTS = 10_000  # each is asked its fee in the preview
+# a payment is some 30 elements; a block holds at most the most payments
+BOUNDS = Bounds(elements=64 * MAX_PAYMENTS + 1_000, children=MAX_PAYMENTS + 100)
 SCHEMA_ERRORS_SHOWN = 5
 
 
@@ -41,7 +44,7 @@ class Payment:
 
     number: int  # 1, 2, … in the file's order
     line: int  # of its CdtTrfTxInf
-    key: str  # its EndToEndId, with "#2", "#3" … when the id repeats in the file
+    key: str  # its EndToEndId, or with what it says when the id repeats (`_keys`)
     end_to_end_id: str
     payment_info_id: str  # of its payment block
     debtor_iban: str  # "" when the debtor account is no IBAN
@@ -53,6 +56,7 @@ class Payment:
     creditor_address: str  # its lines (or parts) joined, "" when none
     description: str  # the unstructured remittance information, or the creditor reference
     schema_problem: str = ""  # the schema refused this payment's amount
+    digest: str = ""  # of what it says (`content_digest`): a changed payment is told apart
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class PaymentFile:
 def read_payment_file(source: Path | IO[bytes]) -> PaymentFile:
     """The file's payments, or FileRefused saying what is wrong with the file."""
     data = read_capped(source, MAX_FILE_BYTES, "payment file")
-    tree = parse(data, "payment file")
+    tree = parse(data, "payment file", BOUNDS)
     version = message_kind(tree)
     if version not in VERSIONS:
         found = f"a {version} message" if version else "no ISO 20022 message"
@@ -152,12 +156,15 @@ def _text(element: etree._Element | None, *names: str) -> str:
 
 
 def _decimal_or_none(text: str) -> Decimal | None:
+    """The decimal a text writes; None for none, and for NaN or an infinity (which the
+    schema refuses, and no sum can hold)."""
     if not text:
         return None
     try:
-        return Decimal(text)
+        value = Decimal(text)
     except InvalidOperation:
         return None
+    return value if value.is_finite() else None
 
 
 def _check_totals(
@@ -183,41 +190,85 @@ def _payments(
     root: etree._Element, ns: dict[str, str], amount_problems: dict[int, str]
 ) -> list[tuple[etree._Element, list[Payment]]]:
     """Each payment block with its payments, in the file's order."""
-    blocks: list[tuple[etree._Element, list[Payment]]] = []
+    blocks: list[tuple[etree._Element, list[dict[str, Any]]]] = []
     index = 0
-    seen: Counter[str] = Counter()
     for block in root.iterfind(".//p:PmtInf", ns):
         debtor_iban = _text(block, "DbtrAcct", "Id", "IBAN")
         block_id = _text(block, "PmtInfId")
-        payments: list[Payment] = []
-        blocks.append((block, payments))
+        values: list[dict[str, Any]] = []
+        blocks.append((block, values))
         for transaction in block.iterfind("p:CdtTrfTxInf", ns):
-            end_to_end = _text(transaction, "PmtId", "EndToEndId")
-            seen[end_to_end] += 1
-            key = end_to_end if seen[end_to_end] == 1 else f"{end_to_end}#{seen[end_to_end]}"
             amount = _child(transaction, "Amt", "InstdAmt")
             creditor = _child(transaction, "Cdtr")
             address = _child(creditor, "PstlAdr")
-            payments.append(
-                Payment(
-                    number=index + 1,
-                    line=transaction.sourceline or 0,
-                    key=key,
-                    end_to_end_id=end_to_end,
-                    payment_info_id=block_id,
-                    debtor_iban=debtor_iban,
-                    amount=_text(amount) if amount is not None else "",
-                    currency=amount.get("Ccy", "") if amount is not None else "",
-                    creditor_name=_text(creditor, "Nm"),
-                    creditor_iban=_text(transaction, "CdtrAcct", "Id", "IBAN"),
-                    creditor_country=_text(address, "Ctry"),
-                    creditor_address=_address(address),
-                    description=_remittance(_child(transaction, "RmtInf")),
-                    schema_problem=amount_problems.get(index, ""),
-                )
+            values.append(
+                {
+                    "number": index + 1,
+                    "line": transaction.sourceline or 0,
+                    "end_to_end_id": _text(transaction, "PmtId", "EndToEndId"),
+                    "payment_info_id": block_id,
+                    "debtor_iban": debtor_iban,
+                    "amount": _text(amount) if amount is not None else "",
+                    "currency": amount.get("Ccy", "") if amount is not None else "",
+                    "creditor_name": _text(creditor, "Nm"),
+                    "creditor_iban": _text(transaction, "CdtrAcct", "Id", "IBAN"),
+                    "creditor_country": _text(address, "Ctry"),
+                    "creditor_address": _address(address),
+                    "description": _remittance(_child(transaction, "RmtInf")),
+                    "schema_problem": amount_problems.get(index, ""),
+                }
             )
             index += 1
-    return blocks
+    every = [each for _block, values in blocks for each in values]
+    keys = _keys(every)
+    return [
+        (
+            block,
+            [
+                Payment(key=keys[each["number"] - 1], digest=content_digest(each), **each)
+                for each in values
+            ],
+        )
+        for block, values in blocks
+    ]
+
+
+CONTENT = (
+    "debtor_iban",
+    "amount",
+    "currency",
+    "creditor_name",
+    "creditor_iban",
+    "creditor_country",
+    "creditor_address",
+    "description",
+)
+NOT_PROVIDED = "NOTPROVIDED"  # what SEPA files say for an EndToEndId the customer gave none
+
+
+def content_digest(values: dict[str, Any]) -> str:
+    """What a payment says (debtor, amount, creditor, remittance), as a short digest."""
+    joined = "\x00".join(str(values[name]) for name in CONTENT)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _keys(payments: list[dict[str, Any]]) -> list[str]:
+    """Each payment's key in the file: its EndToEndId when that names it alone; else (an id
+    repeated, or NOTPROVIDED) the id with what the payment says, so that a payment added to
+    a corrected file moves no other payment's key; identical payments numbered in order. The
+    parts are joined by a character XML cannot hold, so no id can look like another's key."""
+    counts = Counter(each["end_to_end_id"] for each in payments)
+    seen: Counter[str] = Counter()
+    keys = []
+    for each in payments:
+        end_to_end = each["end_to_end_id"]
+        if counts[end_to_end] == 1 and end_to_end.upper() != NOT_PROVIDED:
+            keys.append(end_to_end)
+            continue
+        base = f"{end_to_end}\x00{content_digest(each)}"
+        seen[base] += 1
+        keys.append(base if seen[base] == 1 else f"{base}\x00{seen[base]}")
+    return keys
 
 
 STRUCTURED = (("StrtNm", "BldgNb"), ("PstCd", "TwnNm"))

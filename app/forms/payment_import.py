@@ -18,6 +18,7 @@ postal address's, else the creditor IBAN's."""
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ _KEYS = uuid.UUID("7f1c2b0e-4d35-4d6a-9b8e-2f60a1c7e5d3")  # the desk's own uuid
 
 Progress = Callable[[int, int, str], None]  # done, of, what is being done
 EARLIER = "accepted by an earlier import of this file"
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
 def transfer_id_of(message_id: str, debtor_iban: str, key: str) -> str:
@@ -109,12 +111,14 @@ class ImportPlan:
         return [each for each in self.payments if each.sendable]
 
     def refused_before(self) -> list[PlannedPayment]:
-        return [each for each in self.payments if not each.sendable]
+        return [each for each in self.payments if not each.sendable and not each.earlier]
 
     def totals(self) -> list[AccountTotal]:
         """Per debtor account: the payments that can be sent, their amounts and fees."""
         found: dict[str, AccountTotal] = {}
         for each in self.sendable():
+            if each.earlier:
+                continue  # accepted before: nothing of it goes now
             assert each.account is not None and each.amount is not None
             held = found.get(each.account.iban, AccountTotal(each.account.iban, 0, 0, 0, "EUR"))
             found[each.account.iban] = AccountTotal(
@@ -127,7 +131,7 @@ class ImportPlan:
         return list(found.values())
 
     def fee_total(self) -> int:
-        return sum(each.fee or 0 for each in self.sendable())
+        return sum(each.fee or 0 for each in self.sendable() if not each.earlier)
 
     def counts(self) -> Counts:
         counts = Counts()
@@ -153,7 +157,9 @@ class ImportPlan:
         rows = []
         for each in self.payments:
             payment = each.payment
-            outcome: Outcome = "refused" if not each.sendable else each.outcome
+            outcome: Outcome = each.outcome
+            if not each.sendable and not each.earlier:
+                outcome = "refused"
             rows.append(
                 PaymentOutcome(
                     number=payment.number,
@@ -166,7 +172,7 @@ class ImportPlan:
                     amount=payment.amount,
                     currency=payment.currency,
                     fee="" if each.fee is None else decimal_text(each.fee, 2),
-                    transfer_id=each.transfer_id if each.sendable else "",
+                    transfer_id=each.transfer_id if each.sendable or each.earlier else "",
                     outcome=outcome,
                     status=each.status,
                     reason=each.problem or each.reason,
@@ -180,12 +186,12 @@ class ImportPlan:
 
 def minor_amount(text: str, currency: str, schema_problem: str = "") -> int | str:
     """The amount in minor units, or what is wrong with it."""
+    if not _DECIMAL.fullmatch(text.strip()):  # no exponent, no NaN: as the schema writes it
+        return f"the amount {text[:40]!r} is not a decimal number like 1234.50"
     try:
-        value = Decimal(text)
+        value = Decimal(text.strip())
     except InvalidOperation:
-        return f"the amount {text!r} is not a number"
-    if not value.is_finite():
-        return f"the amount {text!r} is not a number"
+        return f"the amount {text[:40]!r} is not a decimal number like 1234.50"
     if value < 0:
         return f"the amount {text} is negative"
     places = exponent(currency) if is_currency(currency) else 2
@@ -326,7 +332,10 @@ async def plan_import(
         transfer_id = transfer_id_of(payment_file.message_id, payment.debtor_iban, payment.key)
         planned = check_payment(payment, transfer_id, accounts)
         before = (known or {}).get(transfer_id, {})
-        if planned.sendable and before.get("state") == "accepted":
+        changed = changed_since(before, payment)
+        if changed:
+            planned.problem, planned.request = changed, None
+        elif before.get("state") == "accepted":  # it went, whatever the checks say today
             planned.outcome, planned.status = "accepted", str(before.get("status", ""))
             planned.earlier, planned.reason = True, EARLIER
         plan.payments.append(planned)
@@ -362,6 +371,21 @@ async def _ask_fees(
             progress(done, len(payments), "Asking the fees")
 
     await asyncio.gather(*(ask(each) for each in payments))
+
+
+def changed_since(before: dict[str, Any], payment: Payment) -> str:
+    """Why a payment may not go (or count as gone) under its key: an earlier import sent
+    other values under it ("" when it did not). The key's transfer id and x-request-id are
+    spent on those values: sending these would be refused, or taken for them."""
+    if before.get("state") not in ("sending", "unknown", "accepted"):
+        return ""  # never sent, or refused: what the file says now may go
+    if before.get("digest") in (None, payment.digest):
+        return ""
+    return (
+        f"an earlier import of this file sent other values under this EndToEndId "
+        f"({before.get('what', 'not recorded')}): not sent — give this payment an EndToEndId "
+        "of its own"
+    )
 
 
 def _words(exc: ApiError) -> str:
@@ -407,15 +431,25 @@ async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJou
     assert each.request is not None and each.account is not None
     key = each.transfer_id
     before = journal.states.get(key, {})
+    changed = changed_since(before, each.payment)
+    if changed:  # another import came between the preview and now: refused, not sent
+        each.problem, each.request = changed, None
+        return False
+    payment = each.payment
+    said = {
+        "digest": payment.digest,
+        "what": f"{payment.amount} {payment.currency} to {payment.creditor_name[:40]} "
+        f"{payment.creditor_iban}",
+    }
     if before.get("state") == "accepted":
         each.outcome, each.status = "accepted", str(before.get("status", ""))
         each.earlier, each.reason = True, EARLIER
         return False
     # its outcome unknown: found by its id it was accepted; else asked again with the same key
     if before.get("state") in ("sending", "unknown") and await _found(banking, each):
-        journal.record(key, "accepted", status=each.status)
+        journal.record(key, "accepted", status=each.status, **said)
         return False
-    journal.record(key, "sending", account=each.account.account_id)
+    journal.record(key, "sending", account=each.account.account_id, **said)
     try:
         transfer = await banking.create_sepa(
             each.account.account_id, build(SepaTransferCreate, each.request), request_id=key
@@ -423,13 +457,13 @@ async def _send(banking: BankingClient, each: PlannedPayment, journal: ImportJou
     except ApiError as exc:
         if exc.outcome_unknown:
             each.outcome, each.reason = "unknown", f"no answer that tells: {_words(exc)}"
-            journal.record(key, "unknown", reason=each.reason)
+            journal.record(key, "unknown", reason=each.reason, **said)
             return isinstance(exc, ApiConnectionError)
         each.outcome, each.reason = "refused", _words(exc)
-        journal.record(key, "refused", reason=each.reason)
+        journal.record(key, "refused", reason=each.reason, **said)
         return False
     each.outcome, each.status, each.reason = "accepted", transfer.status or "", ""
-    journal.record(key, "accepted", status=each.status)
+    journal.record(key, "accepted", status=each.status, **said)
     return False
 
 

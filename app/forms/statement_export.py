@@ -47,7 +47,8 @@ async def export_camt053(
     for code in currencies:
         if not is_currency(code):
             raise ResponseValidationError(f"The account's balance is in {code[:8]!r}: no currency")
-    before = date_from - dt.timedelta(days=1)
+    # the balance at the end of the day before (the first day of the calendar has none)
+    before = date_from - dt.timedelta(days=1) if date_from > dt.date.min else date_from
     created = dt.datetime.now(dt.UTC)
     seed = f"{account.iban}|{date_from}|{date_to}|{created.isoformat()}"
     message_id = f"PD-STMT-{hashlib.sha256(seed.encode()).hexdigest()[:24]}"

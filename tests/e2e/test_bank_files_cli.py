@@ -247,3 +247,45 @@ def test_an_unknown_account_exits_2_and_writes_nothing(sandbox_url, tmp_path):
     )
     assert result.returncode == 2 and "not found" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("where", ["folder", "the payment file", "pipe", "no folder"])
+def test_a_report_that_cannot_be_written_is_refused_before_anything_is_sent(
+    sandbox_url, debtor, admin, tmp_path, where
+):
+    file = tmp_path / "payments.xml"
+    file.write_bytes(payment_file(debtor, [payment(1)]))
+    report = {
+        "folder": tmp_path,
+        "the payment file": file,
+        "pipe": tmp_path / "pipe.csv",
+        "no folder": tmp_path / "missing" / "report.csv",
+    }[where]
+    if where == "pipe":
+        os.mkfifo(report)
+    result = import_cli(sandbox_url, file, "--report", str(report))
+    assert result.returncode == 2 and result.stderr.startswith(
+        f"partner-desk payments import: --report {report}: "
+    )
+    assert "Traceback" not in result.stderr
+    assert admin.get("/_sandbox/requests").json() == []  # nothing asked, nothing sent
+    assert file.read_bytes().startswith(b"<?xml")
+
+
+def test_a_statement_from_the_first_day_of_the_calendar_is_written(sandbox_url, tmp_path):
+    path = tmp_path / "statement.xml"
+    result = statement_cli(
+        sandbox_url,
+        "C0000001",
+        "LT594010000000000001",
+        "--from",
+        "0001-01-01",
+        "--to",
+        "2000-01-31",
+        "--camt053",
+        str(path),
+    )
+    assert result.returncode == 0, result.stderr
+    from lxml import etree
+
+    assert schema("camt.053.001.08").validate(etree.parse(str(path)))

@@ -12,7 +12,7 @@ import pytest
 from app.api import banking as m
 from app.api.banking import TransferQuery
 from app.files.pain001 import read_payment_file
-from app.forms.import_journal import ImportJournal
+from app.forms.import_journal import ImportJournal, read_states
 from app.forms.payment_import import plan_import, run_import
 from tests.conftest import make_client, person_body, run
 from tests.pain_files import payment, payment_file
@@ -33,12 +33,16 @@ def debtor(sandbox_url) -> tuple[str, str]:
     return run(create())
 
 
-async def import_file(url, data, folder, *, dry_run=False, transport=None):
-    """The plan, and the counts of sending it (None with dry_run)."""
+async def import_file(url, data, folder, *, dry_run=False, transport=None, known=True):
+    """The plan (knowing what earlier imports did, unless ``known`` is false: then only the
+    sending finds it out), and the counts of sending it (None with dry_run)."""
     payment_file_ = read_payment_file(io.BytesIO(data))
     client = make_client(url, transport=transport)
+    journal_path = ImportJournal(folder, payment_file_.message_id).path
     try:
-        plan = await plan_import(client, payment_file_)
+        plan = await plan_import(
+            client, payment_file_, known=read_states(journal_path) if known else None
+        )
         if dry_run:
             return plan, None
         with ImportJournal(folder, payment_file_.message_id) as journal:
@@ -186,3 +190,33 @@ def test_a_lost_connection_stops_the_import_and_the_next_one_resumes_there(
     assert (counts.accepted, counts.earlier, counts.stopped) == (2, 1, "")
     sent = transfers_of(sandbox_url, iban)
     assert sorted(each.id for each in sent) == sorted(each.transfer_id for each in plan.sendable())
+
+
+def test_a_corrected_file_sends_only_what_is_new_and_never_a_payment_twice(
+    sandbox_url, debtor, tmp_path
+):
+    """The customer's file again, with one payment added at the top (no EndToEndIds given),
+    and one other payment's amount changed under an EndToEndId already used."""
+    _client_id, iban = debtor
+    rows = [payment(n, endtoend_id="NOTPROVIDED") for n in (1, 2, 3)]
+    rows.append(payment(4))
+    first = payment_file(iban, rows)
+    plan, counts = run(import_file(sandbox_url, first, tmp_path))
+    assert counts.accepted == 4
+    message_id = plan.file.message_id
+    changed = [payment(9, endtoend_id="NOTPROVIDED"), *rows[:3], payment(4, amount=5555)]
+    corrected = payment_file(iban, changed, message_id=message_id)
+    sending_finds_it, counts = run(import_file(sandbox_url, corrected, tmp_path, known=False))
+    assert (counts.accepted, counts.earlier, counts.checked_out) == (1, 3, 1)
+    assert sending_finds_it.payments[4].problem.startswith("an earlier import of this file")
+    again, counts = run(import_file(sandbox_url, corrected, tmp_path))
+    assert again.file.message_id == message_id
+    assert (counts.accepted, counts.earlier, counts.checked_out) == (0, 4, 1)
+    outcomes = [each.outcome for each in again.outcomes()]
+    assert outcomes == ["accepted", "accepted", "accepted", "accepted", "refused"]
+    assert again.payments[4].problem.startswith(
+        "an earlier import of this file sent other values under this EndToEndId (10.04 EUR to "
+    )
+    sent = transfers_of(sandbox_url, iban)
+    assert len(sent) == 5 and len({each.id for each in sent}) == 5
+    assert sorted(each.amount for each in sent) == [1001, 1002, 1003, 1004, 1009]

@@ -46,10 +46,10 @@ REFUSED_LISTED = 8  # refused payments named under the table (all of them in the
 
 def outcome_text(each: PlannedPayment) -> str:
     """What became (or will become) of a payment, in words."""
-    if not each.sendable:
-        return f"Refused: {each.problem}"
     if each.earlier:
         return "Accepted before (not sent again)"
+    if not each.sendable:
+        return f"Refused: {each.problem}"
     if each.outcome == "accepted":
         return f"Accepted ({each.status})" if each.status else "Accepted"
     if each.outcome == "refused":
@@ -96,7 +96,7 @@ class PaymentsModel(ReadOnlyTableModel):
             )
             return cells[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == len(self.columns) - 1:
-            state = "refused" if not each.sendable else each.outcome
+            state = "refused" if not each.sendable and not each.earlier else each.outcome
             return QColor(COLOURS[state]) if state in COLOURS else None
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (0, 1, 5, 6):
             return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

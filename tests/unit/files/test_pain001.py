@@ -54,9 +54,44 @@ def test_both_versions_are_read_into_their_payments(schema):
 
 
 def test_a_repeated_end_to_end_id_keeps_each_payment_apart():
-    data = payment_file(DEBTOR, [payment(1), payment(2, endtoend_id="E2E-1")])
-    keys = [each.key for each in read(data).payments]
-    assert keys == ["E2E-1", "E2E-1#2"]
+    # "A", "A" and "A#2": three payments, three keys (none can pass for another's)
+    rows = [payment(1, endtoend_id="A"), payment(2, endtoend_id="A"), payment(3, endtoend_id="A#2")]
+    keys = [each.key for each in read(payment_file(DEBTOR, rows)).payments]
+    assert len(set(keys)) == 3 and keys[2] == "A#2"
+    identical = [payment(1, endtoend_id="A"), payment(1, endtoend_id="A")]
+    first, second = (each.key for each in read(payment_file(DEBTOR, identical)).payments)
+    assert first != second and second.startswith(first)  # the same payment twice: numbered
+
+
+def test_a_payment_added_to_a_corrected_file_moves_no_other_payments_key():
+    """NOTPROVIDED (no EndToEndId given) for all: each is known by what it says."""
+    rows = [payment(n, endtoend_id="NOTPROVIDED") for n in (1, 2, 3)]
+    before = {each.number: each.key for each in read(payment_file(DEBTOR, rows)).payments}
+    corrected = [payment(9, endtoend_id="NOTPROVIDED"), *rows]
+    after = [each.key for each in read(payment_file(DEBTOR, corrected)).payments]
+    assert after[1:] == [before[1], before[2], before[3]]
+    assert after[0] not in before.values()
+
+
+def test_a_not_a_number_amount_is_the_payments_problem_and_never_a_crash():
+    import re
+
+    data = payment_file(DEBTOR, [payment(1), payment(2)])
+    without_sums = re.sub(rb"<CtrlSum>[^<]*</CtrlSum>", b"", data)
+    for written in ("sNaN", "NaN", "Infinity", "1e3"):
+        amount = f">{written}</InstdAmt>".encode()
+        with pytest.raises(FileRefused, match="control sum 20.03 \\(CtrlSum\\)"):
+            read(data.replace(b">10.02</InstdAmt>", amount))  # no sum can hold it: in doubt
+        second = read(without_sums.replace(b">10.02</InstdAmt>", amount)).payments[1]
+        assert second.amount == written and second.schema_problem.startswith("the amount: ")
+
+
+def test_elements_beyond_what_a_payment_file_holds_are_refused_before_it_is_built():
+    data = payment_file(DEBTOR, [payment(1)]).decode()
+    many = data.replace("<Ustrd>Invoice 1</Ustrd>", "<Ustrd/>" * 20_000)
+    assert refused(many.encode()).startswith(
+        "The payment file has an element of more than 10,100 elements (line "
+    )
 
 
 def test_a_file_not_valid_against_its_schema_is_refused_with_the_line_and_element():
@@ -111,6 +146,10 @@ def test_another_message_or_no_iso_message_is_refused():
     [
         (BILLION_LAUGHS, "declares a DTD"),
         (EXTERNAL_ENTITY, "declares a DTD"),
+        (
+            BILLION_LAUGHS.decode().replace('"1.0"', '"1.0" encoding="UTF-32"').encode("utf-32"),
+            "declares a DTD",
+        ),
         (deeply_nested(), "nested deeper than 256 levels"),
         (b'<?xml version="1.0" encoding="UTF-8"?><Document>\xed\xa0\x80</Document>', "not text"),
         (b"<Document>\xff\xfe</Document>", "not text"),
@@ -142,8 +181,14 @@ def test_a_file_larger_than_the_cap_is_refused_having_read_no_more_than_the_cap(
     assert Endless.taken <= MAX_FILE_BYTES + 1 + io.DEFAULT_BUFFER_SIZE
 
 
+def test_blank_lines_before_the_declaration_are_a_careless_file_not_a_bad_one():
+    data = payment_file(DEBTOR, [payment(1)])
+    assert data.startswith(b"<?xml")
+    assert len(read(b"\n\n  " + data).payments) == 1
+
+
 def test_a_file_that_cannot_be_read_says_so(tmp_path):
-    with pytest.raises(FileRefused, match=r"^missing.xml: cannot be read"):
+    with pytest.raises(FileRefused, match=r"^The file cannot be read \(No such file"):
         read_payment_file(tmp_path / "missing.xml")
 
 
@@ -153,5 +198,7 @@ def test_what_is_no_file_is_refused_before_it_is_opened(tmp_path):
     pipe = tmp_path / "pipe.xml"
     os.mkfifo(pipe)  # opening it would wait for a writer that never comes
     for path in (pipe, tmp_path, Path("/dev/zero")):
-        with pytest.raises(FileRefused, match=r"is not a file \(a folder, a device or a pipe\)"):
+        with pytest.raises(
+            FileRefused, match=r"^This is not a file \(a folder, a device or a pipe\)"
+        ):
             read_payment_file(path)

@@ -52,7 +52,9 @@ def test_without_a_postal_address_the_country_comes_from_the_iban_and_names_the_
         ("-1.00", "the amount -1.00 is negative"),
         ("0.00", "the amount 0.00 is zero: at least 0.01"),
         ("21474836.48", "the amount 21474836.48 is over the most a transfer can be"),
-        ("abc", "the amount 'abc' is not a number"),
+        ("abc", "the amount 'abc' is not a decimal number like 1234.50"),
+        ("1e3", "the amount '1e3' is not a decimal number like 1234.50"),
+        ("NaN", "the amount 'NaN' is not a decimal number like 1234.50"),
     ],
 )
 def test_an_amount_the_api_cannot_take_is_said(text, said):
