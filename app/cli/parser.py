@@ -102,7 +102,9 @@ def parser() -> argparse.ArgumentParser:
         help="send a pain.001 file's payments as SEPA transfers, each once (resumes where an "
         "earlier import of the file stopped)",
     )
-    payment_import.add_argument("file", type=Path, help="the pain.001.001.03 or .09 file")
+    payment_import.add_argument(
+        "file", type=Path, metavar="FILE", help="the pain.001.001.03 or .09 file"
+    )
     payment_import.add_argument(
         "--dry-run",
         action="store_true",
@@ -111,10 +113,12 @@ def parser() -> argparse.ArgumentParser:
     payment_import.add_argument(
         "--report",
         type=Path,
+        metavar="FILE",
         help="write what became of each payment: pain.002 when the name ends in .xml, else CSV",
     )
     payment_import.add_argument(
         "--base-url",
+        metavar="URL",
         help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
         f"'partner-desk sandbox' ({LOCAL_API})",
     )
@@ -130,19 +134,36 @@ def parser() -> argparse.ArgumentParser:
     statement.add_argument("client_id", help="the client's ID")
     statement.add_argument("account_id", help="the account's ID (its IBAN)")
     statement.add_argument(
-        "--from", dest="date_from", type=_date, required=True, help="the first day, yyyy-mm-dd"
+        "--from",
+        dest="date_from",
+        type=_date,
+        required=True,
+        metavar="DATE",
+        help="the first day, yyyy-mm-dd",
     )
     statement.add_argument(
-        "--to", dest="date_to", type=_date, required=True, help="the last day, yyyy-mm-dd"
+        "--to",
+        dest="date_to",
+        type=_date,
+        required=True,
+        metavar="DATE",
+        help="the last day, yyyy-mm-dd",
     )
     statement.add_argument(
-        "--camt053", type=Path, required=True, help="the file to write (replaced when whole)"
+        "--camt053",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the file to write (replaced when whole)",
     )
     statement.add_argument(
-        "--currency", help="one currency (ISO 4217) of the account; all of them when omitted"
+        "--currency",
+        metavar="CCY",
+        help="one currency (ISO 4217) of the account; all of them when omitted",
     )
     statement.add_argument(
         "--base-url",
+        metavar="URL",
         help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
         f"'partner-desk sandbox' ({LOCAL_API})",
     )
