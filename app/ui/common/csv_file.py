@@ -55,6 +55,8 @@ def choose_file(
     folder = str(settings.value("export/folder", "")) or QStandardPaths.writableLocation(
         QStandardPaths.StandardLocation.DocumentsLocation
     )
+    if not Path(folder).is_dir():  # Qt would offer the missing folder's name as a file name
+        folder = str(Path.home())
     dialog = QFileDialog(parent, title, folder)
     if save:
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)

@@ -336,6 +336,7 @@ class StatementsArea:
         view = self.view
         total = view.model.loaded
         self._busy(True)
+        self._exported(0, total, "entries")  # said at once: the account and balances come first
         try:
             written = await export_camt053(
                 self._context.banking,

@@ -87,6 +87,7 @@ class StatementView(QWidget):
         self.progress.setObjectName("statementProgress")
         self.progress.setRange(0, 0)  # busy: the number of records is not known in advance
         self.progress.setMaximumWidth(220)  # "1,000,006 of 1,000,006 rows" while exporting
+        self.progress.setMinimumWidth(200)  # and room for it, whatever the status says
         self.progress.setVisible(False)
         self.status = NoticeLabel("Choose a client, an account and a period, then Load.")
         self.status.setObjectName("statementStatus")

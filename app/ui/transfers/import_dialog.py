@@ -111,6 +111,7 @@ class PaymentImportDialog(NamedDialog):
         self.resize(1100, 620)
         self._context = context
         self.plan: ImportPlan | None = None
+        self.source: Path | None = None  # the payment file read
         self.task: asyncio.Task[None] | None = None
         self.sending = False
         self.close_when_stopped = False
@@ -130,6 +131,7 @@ class PaymentImportDialog(NamedDialog):
         self.step.setObjectName("importStep")
         self.model = PaymentsModel(self)
         self.table = row_table("importPayments", "The file's payments")
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the buttons, not cell by cell
         self.table.setModel(self.model)
         header = self.table.horizontalHeader()
         for column, width in enumerate(WIDTHS):
@@ -198,6 +200,7 @@ class PaymentImportDialog(NamedDialog):
         from app.forms.import_journal import ImportJournal, read_states
         from app.forms.payment_import import plan_import
 
+        self.source = path
         self.file_label.setText(f"{path.name}")
         self._busy(f"Reading {path.name}…")
         try:
@@ -355,7 +358,14 @@ class PaymentImportDialog(NamedDialog):
                 "them (each is looked up by its id, never sent twice)."
             )
         else:
-            self.step.setText("Done: every payment was sent once. Save the report if needed.")
+            counts = plan.counts()
+            refused = counts.refused + counts.checked_out
+            self.step.setText(
+                f"Done: {counts.accepted} accepted"
+                + (f", {counts.earlier} accepted before" if counts.earlier else "")
+                + (f", {refused} refused (see the reasons)" if refused else "")
+                + ". Save the report if needed."
+            )
         self._show_counts()
         if self.close_when_stopped:
             super().reject()
@@ -366,8 +376,18 @@ class PaymentImportDialog(NamedDialog):
             self.stop_button.setEnabled(False)
             self.step.setText("Stopping after this payment…")
 
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        # a stray Escape while sending ends no batch: Stop or Close say it on purpose
+        if event.key() == Qt.Key.Key_Escape and self.sending:
+            self.step.setText(
+                "Sending… To stop, press Stop after this payment (or Close): what was sent "
+                "stays, and importing the file again sends the rest."
+            )
+            return
+        super().keyPressEvent(event)
+
     def reject(self) -> None:
-        """Escape or Close while sending: stop after the payment on its way, then close."""
+        """Close while sending: stop after the payment on its way, then close."""
         if self.sending:
             self.close_when_stopped = True
             self.stop()
@@ -407,6 +427,13 @@ class PaymentImportDialog(NamedDialog):
 
         plan = self.plan
         assert plan is not None
+        source = self.source
+        if source is not None and path.exists() and source.exists() and path.samefile(source):
+            self.problem.setText(
+                f"{path.name} is the payment file itself: the report would replace it (and the "
+                "import could not be resumed from it). Choose another name."
+            )
+            return
         try:
             if path.suffix.lower() == ".xml":
                 data = status_report(plan.file.message_id, plan.file.version, plan.outcomes())

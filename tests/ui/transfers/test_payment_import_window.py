@@ -97,7 +97,9 @@ def test_the_preview_then_each_payment_sent_once_and_the_reports(
     assert transfers_of(sandbox.url, debtor) == []  # nothing before the confirmation
     send(qloop, window, dialog)
     assert dialog.counts.text() == "Sent 2: accepted 2, refused 0, outcome unknown 0"
-    assert dialog.step.text().startswith("Done: every payment was sent once.")
+    assert dialog.step.text() == (
+        "Done: 2 accepted, 1 refused (see the reasons). Save the report if needed."
+    )
     assert column(dialog, 7)[:2] == ["Accepted (inprogress)"] * 2
     assert not dialog.send_button.isEnabled()
     assert len(transfers_of(sandbox.url, debtor)) == 2
@@ -105,6 +107,9 @@ def test_the_preview_then_each_payment_sent_once_and_the_reports(
     with (tmp_path / "report.csv").open(encoding="utf-8-sig", newline="") as handle:
         outcomes = [row["outcome"] for row in csv.DictReader(handle)]
     assert outcomes == ["accepted", "accepted", "refused"]
+    dialog.save_report(file)  # the payment file itself: never replaced by its report
+    assert dialog.problem.text().startswith("payments.xml is the payment file itself:")
+    assert file.read_bytes().startswith(b"<?xml") and b"pain.001.001.03" in file.read_bytes()
     dialog.save_report(tmp_path / "status.xml")
     from lxml import etree
 
@@ -158,6 +163,25 @@ def test_closing_while_sending_stops_after_the_payment_on_its_way(
     settle(qloop, window)
     assert closed == [0]  # closed once the payment on its way was done
     assert len(transfers_of(sandbox.url, debtor)) <= 1
+
+
+def test_a_stray_escape_while_sending_ends_nothing(
+    qtbot, qloop, sandbox, open_window, debtor, tmp_path
+):
+    from PySide6.QtCore import Qt
+
+    file = tmp_path / "payments.xml"
+    file.write_bytes(payment_file(debtor, [payment(n) for n in range(1, 4)]))
+    window, dialog = opened(qloop, sandbox, open_window, file)
+    dialog.send_button.click()
+    dialog.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.isVisible() and dialog.step.text().startswith("Sending… To stop, press Stop")
+    settle(qloop, window)
+    assert dialog.isVisible() and dialog.counts.text().startswith("Sent 3: accepted 3")
+    assert dialog.table.tabKeyNavigation() is False  # Tab goes on to the buttons
+    dialog.reject()
+    settle(qloop, window)
 
 
 def test_an_invalid_file_says_why_and_nothing_can_be_sent(
