@@ -24,7 +24,7 @@ from app.ui.common.paged_model import ItemRole
 from app.ui.orders.amount_dialog import AmountDialog
 from app.ui.orders.card_entry import CardEntryDialog
 from app.ui.orders.journal import OrderJournal
-from app.ui.orders.model import WIDTHS, OrdersModel, money
+from app.ui.orders.model import ID, WIDTHS, OrdersModel, money
 from app.ui.orders.order_form import OrderDialog
 from app.ui.orders.rules import ACTIONS, Action, offers
 from app.ui.orders.taxes_customers import CustomersDialog, TaxesDialog
@@ -70,6 +70,9 @@ class OrdersArea:
         header = view.table.horizontalHeader()
         for column, width in WIDTHS.items():
             header.resizeSection(column, width)
+        # an order ID (a UUID) read whole in this window's font
+        whole_id = view.table.fontMetrics().horizontalAdvance("0" * 36) + 16
+        header.resizeSection(ID, max(WIDTHS[ID], whole_id))
         header.setStretchLastSection(True)
         self.model.page_loaded.connect(self._loaded)
         self.model.failed.connect(self._failed)

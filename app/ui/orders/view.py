@@ -94,6 +94,7 @@ class OrderDetail(QWidget):
         self.history = QListWidget()
         named(self.history, "orderHistory", "The order's history")
         self.history.setMinimumHeight(140)
+        self.history.setWordWrap(True)  # a long message reads whole on its lines, not cut
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         # the buttons first, under the one-line heading: the values below wrap to more or
@@ -167,7 +168,9 @@ class OrderDetail(QWidget):
         for entry in order.history:
             amount = f"  {money(entry.amount, currency)}" if entry.amount is not None else ""
             event = EVENTS.get(entry.event, entry.event)
-            self.history.addItem(f"{when(entry.at)}  {event}{amount} — {entry.message}")
+            line = f"{when(entry.at)}  {event}{amount} — {entry.message}"
+            self.history.addItem(line)
+            self.history.item(self.history.count() - 1).setToolTip(line)
         self.checkout_button.setEnabled(order.status == "new")
         self.three_ds_button.setEnabled(order.three_ds_url is not None)
         self.copy_button.setEnabled(True)

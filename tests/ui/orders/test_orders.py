@@ -319,6 +319,10 @@ def test_opening_an_order_asks_for_it_once(qtbot, qloop, window, gateway_sandbox
         )
 
     assert asked() == 0  # the created order came whole with the answer: not asked again
+    table = area.view.table  # the ID read whole in the list, the history's lines whole too
+    assert table.horizontalHeader().sectionSize(0) > table.fontMetrics().horizontalAdvance(order.id)
+    history = area.view.detail.history
+    assert history.wordWrap() and history.item(0).toolTip() == history.item(0).text()
     area.view.order_id.setText(order.id)
     area.look_up()
     settle(qloop, window)
