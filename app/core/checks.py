@@ -39,7 +39,7 @@ def email(text: str) -> str | None:
 
 def phone(text: str) -> str | None:
     if not _PHONE.fullmatch(text):
-        return "Enter + and the country code, then the number: like +37061234567"
+        return "Enter + and the country code first: +37061234567"
     return None
 
 

@@ -59,6 +59,7 @@ class FormRows(QObject):
         self.grid = grid
         self.section = section
         grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(2, 1)  # a wider form gives its messages room too
         grid.setColumnMinimumWidth(2, problem_width)
         self.rows: dict[Hashable, Row] = {}
         self.touched: set[Hashable] = set()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -19,8 +20,16 @@ WIDTHS = {OCCURRED: 150, STATUS: 80, DATA_ID: 100, SIGNATURE: 75, DUPLICATES: 80
 EventRole = Qt.ItemDataRole.UserRole + 1
 
 
+_MOMENT = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})[.,]?\d*(Z|[+-]00:?00)?")
+
+
 def _time(text: str) -> str:
-    return text.replace("T", " ").removesuffix("Z")
+    """A moment to the second, as the column has room for ("2026-11-25 18:21:33"); the
+    sender's whole text, with its fractions of a second, is the cell's tooltip."""
+    moment = _MOMENT.fullmatch(text)
+    if moment is None:
+        return text.replace("T", " ").removesuffix("Z")
+    return f"{moment.group(1)} {moment.group(2)}"
 
 
 def cells(event: Event) -> tuple[str, ...]:
@@ -65,6 +74,8 @@ class EventsModel(ReadOnlyTableModel):
         event = self._events[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cells[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (OCCURRED, RECEIVED):
+            return event.occurred_at if index.column() == OCCURRED else event.received_at
         if role == EventRole:
             return event
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == SIGNATURE:

@@ -471,9 +471,7 @@ def test_form_checks_speak_plainly_show_every_problem_and_never_cut_text(
     assert problems == {
         ("first_name",): "At most 100 characters (101 now)",
         ("birth_date",): "1990-02-30 is not a day of the calendar",
-        (
-            "contact_mobile_number",
-        ): "Enter + and the country code, then the number: like +37061234567",
+        ("contact_mobile_number",): "Enter + and the country code first: +37061234567",
         ("address", "country"): "XX is not a country code: use one such as LT",
         ("ip",): "Enter an IPv4 address like 192.0.2.10",
     }

@@ -57,6 +57,8 @@ def test_a_new_clients_registration_events_arrive_verified(qtbot, qloop, window,
     assert table.horizontalScrollBar().maximum() == 0  # the columns fit the width
     type_text = table.fontMetrics().horizontalAdvance("private_reg.status_changed")
     assert table.horizontalHeader().sectionSize(1) > type_text + 8
+    moment = table.fontMetrics().horizontalAdvance("2026-11-25 18:21:33")
+    assert table.horizontalHeader().sectionSize(0) > moment + 8  # read to the second
     area.view.table.selectRow(0)
     raw = area.view.raw.toPlainText()
     assert "x-webhook-signature:" in raw and event.body in raw
@@ -234,3 +236,12 @@ def test_a_clients_status_in_the_clients_list_follows_its_event_the_events_area_
     advance(events_sandbox.url, 6)  # the review ends: done, and its event is delivered
     run_on(qloop, until(lambda: status() == "done", timeout=15))
     assert not window.area(EventsArea).view.isVisible()  # read by the area all the same
+
+
+def test_a_moment_with_fractions_of_a_second_reads_to_the_second_its_tooltip_whole():
+    from app.ui.events.model import _time
+
+    assert _time("2026-11-25T18:21:33.6754360") == "2026-11-25 18:21:33"
+    assert _time("2026-11-25T18:21:33Z") == "2026-11-25 18:21:33"
+    assert _time("2026-11-25T18:21:33.5+00:00") == "2026-11-25 18:21:33"
+    assert _time("yesterday") == "yesterday"  # what is no moment stays as sent

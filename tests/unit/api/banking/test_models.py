@@ -15,8 +15,7 @@ from tests.conftest import company_body, person_body
         ),
         (
             {"contact_mobile_number": "060012345"},
-            "Client: contact mobile number: Enter + and the country code, then the number: "
-            "like +37061234567",
+            "Client: contact mobile number: Enter + and the country code first: +37061234567",
         ),
         ({"first_name": "x" * 101}, "Client: first name: At most 100 characters (101 now)"),
         ({"ip": "300.1.1.1"}, "Client: IP: Enter an IPv4 address like 192.0.2.10"),
