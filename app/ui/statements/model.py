@@ -363,7 +363,9 @@ def _sorted(
         runs.append(run)
         yield
     sample = sorted(run[len(run) * i // _CUTS] for run in runs for i in range(1, _CUTS))
-    parts = max(len(runs), 1)
+    # parts of about a quarter of a run: a part's sort and its rows read back are a step each, so
+    # no step of the merge takes much longer than a run's own sort
+    parts = max(4 * len(runs), 1)
     cuts = [sample[len(sample) * i // parts] for i in range(1, parts)] if sample else []
     bounds = [[0, *(bisect.bisect_left(run, cut) for cut in cuts), len(run)] for run in runs]
     result = array("I")
@@ -372,7 +374,11 @@ def _sorted(
         for run, edges in zip(runs, bounds, strict=True):
             keys += run[edges[part] : edges[part + 1]]
         keys.sort()
+        yield
         result.extend(rows_of(keys))
+        yield
+    while runs:  # a run at a time: a million keys freed at once would stall the window
+        runs.pop()
         yield
     if descending:
         result.reverse()
