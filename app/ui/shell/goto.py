@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 RECENT_KEY = "goto/recent"
 SUGGEST_PAUSE_S = 0.15  # typing paused this long: the matches are shown
 SUGGEST_SPACING_S = 0.4  # and at most this often while it goes on
+CHECK_IBAN = "Open the IBAN check for "  # offered for text shaped like an IBAN
 LOOKED_THROUGH = 300  # clients read for the box (their accounts for an IBAN), at most
 
 
@@ -101,6 +102,7 @@ class GoToDialog(NamedDialog):
             self.status.setText(found)
             return
         self._looked_up = text  # remembered once it is found (accept), not before
+        self.live.stop()  # the matches of the text as typed would take the list's place
         self._stop()
         self.status.setText("Looking…")
         self.task = self._window.tasks.spawn(self._go(found))
@@ -111,6 +113,8 @@ class GoToDialog(NamedDialog):
             self._looked_up = client_id
             self._show_area("Clients").show_client(client_id)
             self.accept()
+        elif item.text().startswith(CHECK_IBAN):
+            self._open_iban_check(item.text().removeprefix(CHECK_IBAN))
         else:
             self.go(item.text())
 
@@ -191,13 +195,18 @@ class GoToDialog(NamedDialog):
             validate(iban)
         except IbanError as exc:
             self.status.setText(str(exc))  # "Invalid IBAN DE00…: the check digits …"
+            # shaped like one: the IBAN check is offered, where its parts are spelled out
+            self._offer([(f"{CHECK_IBAN}{iban}", "")], "Offered:")
             return
         async for client_id, account in self._each_account(f"Looking for {iban}"):
             if iban in (account.iban.replace(" ", "").upper(), account.id):
                 self._show_area("Accounts").show_account(client_id, account.id)
                 self.accept()
                 return
-        iban_area = self._show_area("IBAN lookup")  # not the partner's: the bank's data
+        self._open_iban_check(iban)  # not the partner's: the bank's data
+
+    def _open_iban_check(self, iban: str) -> None:
+        iban_area = self._show_area("IBAN lookup")
         iban_area.view.input.setText(iban)
         iban_area.look_up()
         self.accept()

@@ -59,6 +59,14 @@ def test_an_invalid_iban_or_nothing_found_is_said_in_the_box(qtbot, qloop, windo
     assert dialog.status.text().startswith(
         "Invalid IBAN DE00370400440532013000: the check digits do not match"
     )  # the IBAN said once
+    # shaped like an IBAN: the IBAN check is offered, Down and Enter open it
+    assert dialog.recent.item(0).text() == "Open the IBAN check for DE00370400440532013000"
+    qtbot.keyClick(dialog.input, Qt.Key.Key_Down)
+    qtbot.keyClick(dialog.recent, Qt.Key.Key_Return)
+    settle(qloop, window)
+    assert not dialog.isVisible() and window.current_area() == "IBAN lookup"
+    assert window.area(IbanArea).view.input.text() == "DE00370400440532013000"
+    dialog = go(qtbot, qloop, window, "DE00 3704 0044 0532 0130 00")
     qtbot.keyClicks(dialog.input, " ")
     assert dialog.status.text() == ""  # said of the text before: gone as one types
     dialog.input.clear()
