@@ -4,10 +4,13 @@ line, and output that lets no control character reach the terminal."""
 from __future__ import annotations
 
 import sys
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from app.api.errors import ApiError
 from app.core.text import printable, terminal_safe
+
+if TYPE_CHECKING:
+    from app.api.banking import BankingClient
 
 EXIT_INVALID_INPUT = 2
 EXIT_API_FAILURE = 1
@@ -58,6 +61,22 @@ def password_for(
         fail(command, f"set {PASSWORD_ENV} or run it in a terminal to be asked")
         return base_url, None
     return base_url, given if given is not None else getpass.getpass(f"Password of {user}: ")
+
+
+def banking_client(command: str, base_url: str, user: str, password: str) -> BankingClient | None:
+    """The banking API's client for a command, or None when the address
+    is one the desk must not call (said on stderr)."""
+    from app.api.banking import BankingClient
+    from app.api.banking.transport import banking_transport
+    from app.api.http import RetryPolicy
+    from app.api.profile import Profile
+
+    profile = Profile(base_url=base_url, user=user, password=password, partner_code="partner-desk")
+    try:
+        return BankingClient(banking_transport(profile, retry=RetryPolicy(attempts=3)))
+    except ApiError as exc:
+        fail(command, exc)
+        return None
 
 
 def fail(command: str, message: object) -> None:

@@ -17,6 +17,22 @@ def _date(text: str) -> object:
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a date yyyy-mm-dd") from None
 
 
+def _api_address_and_user(command: argparse.ArgumentParser) -> None:
+    """--base-url and --user of a command that calls the banking API."""
+    command.add_argument(
+        "--base-url",
+        metavar="URL",
+        help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
+        f"'partner-desk sandbox' ({LOCAL_API})",
+    )
+    command.add_argument(
+        "--user",
+        default="demo",
+        help="the API user (default demo); the password comes from the environment variable "
+        f"{PASSWORD_ENV} or is asked for",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     class PrintVersion(argparse.Action):
         """--version, read from the package's metadata only when asked (a faster start)."""
@@ -116,18 +132,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write what became of each payment: pain.002 when the name ends in .xml, else CSV",
     )
-    payment_import.add_argument(
-        "--base-url",
-        metavar="URL",
-        help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
-        f"'partner-desk sandbox' ({LOCAL_API})",
-    )
-    payment_import.add_argument(
-        "--user",
-        default="demo",
-        help="the API user (default demo); the password comes from the environment variable "
-        f"{PASSWORD_ENV} or is asked for",
-    )
+    _api_address_and_user(payment_import)
     statement = commands.add_parser(
         "statement", help="write an account's statement as ISO 20022 camt.053.001.08"
     )
@@ -161,18 +166,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="CCY",
         help="one currency (ISO 4217) of the account; all of them when omitted",
     )
-    statement.add_argument(
-        "--base-url",
-        metavar="URL",
-        help=f"the API's address; when omitted, ${BASE_URL_ENV} or the local sandbox of "
-        f"'partner-desk sandbox' ({LOCAL_API})",
-    )
-    statement.add_argument(
-        "--user",
-        default="demo",
-        help="the API user (default demo); the password comes from the environment variable "
-        f"{PASSWORD_ENV} or is asked for",
-    )
+    _api_address_and_user(statement)
     webhooks = commands.add_parser("webhooks", help="the registration webhook receiver")
     webhook_commands = webhooks.add_subparsers(dest="webhooks_command", required=True)
     serve = webhook_commands.add_parser("serve", help="run the receiver in the foreground")

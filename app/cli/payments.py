@@ -11,16 +11,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.api.banking import BankingClient
-from app.api.banking.transport import banking_transport
 from app.api.errors import ApiError
-from app.api.http import RetryPolicy
-from app.api.profile import Profile
 from app.cli.common import (
     BASE_URL_ENV,
     EXIT_API_FAILURE,
     EXIT_INVALID_INPUT,
     LOCAL_API,
+    banking_client,
     describe,
     fail,
     password_for,
@@ -90,11 +87,8 @@ async def _import(
     user: str,
     password: str,
 ) -> int:
-    profile = Profile(base_url=base_url, user=user, password=password, partner_code="partner-desk")
-    try:
-        client = BankingClient(banking_transport(profile, retry=RetryPolicy(attempts=3)))
-    except ApiError as exc:  # an address the desk must not call
-        fail(COMMAND, exc)
+    client = banking_client(COMMAND, base_url, user, password)
+    if client is None:
         return EXIT_INVALID_INPUT
     try:
         journal = ImportJournal(data_folder(), payment_file.message_id)

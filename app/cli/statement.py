@@ -13,16 +13,13 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from app.api.banking import BankingClient
-from app.api.banking.transport import banking_transport
 from app.api.errors import ApiError, InvalidInput
-from app.api.http import RetryPolicy
-from app.api.profile import Profile
 from app.cli.common import (
     BASE_URL_ENV,
     EXIT_API_FAILURE,
     EXIT_INVALID_INPUT,
     LOCAL_API,
+    banking_client,
     describe,
     fail,
     password_for,
@@ -55,10 +52,11 @@ def run(
     base_url, password = password_for(COMMAND, base_url, user, BASE_URL_ENV, LOCAL_API)
     if password is None:
         return EXIT_INVALID_INPUT
-    profile = Profile(base_url=base_url, user=user, password=password, partner_code="partner-desk")
     period = (date_from, date_to)
     try:
-        return asyncio.run(_export(client_id, account_id, period, camt053, currency, profile))
+        return asyncio.run(
+            _export(client_id, account_id, period, camt053, currency, (base_url, user, password))
+        )
     except KeyboardInterrupt:
         print("Stopped: no file was written.", file=sys.stderr)
         return 130
@@ -70,15 +68,13 @@ async def _export(
     period: tuple[dt.date, dt.date],
     path: Path,
     currency: str | None,
-    profile: Profile,
+    credentials: tuple[str, str, str],
 ) -> int:
     from app.forms.statement_export import export_camt053
 
     date_from, date_to = period
-    try:
-        client = BankingClient(banking_transport(profile, retry=RetryPolicy(attempts=3)))
-    except ApiError as exc:  # an address the desk must not call
-        fail(COMMAND, exc)
+    client = banking_client(COMMAND, *credentials)
+    if client is None:
         return EXIT_INVALID_INPUT
     shown = 0
 
