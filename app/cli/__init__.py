@@ -84,7 +84,10 @@ def _run(args: argparse.Namespace) -> int:
     from app.cli import webhooks
 
     if args.webhooks_command == "serve":
-        return webhooks.serve(args.host, args.port, args.public_key, args.db)
+        from app.webhooks.workers import default_workers
+
+        workers = default_workers() if args.workers is None else args.workers
+        return webhooks.serve(args.host, args.port, args.public_key, args.db, workers)
     return webhooks.list_events(args.db, as_json=args.json)
 
 

@@ -177,6 +177,12 @@ def parser() -> argparse.ArgumentParser:
         help="the service's public key (PEM file): deliveries must then be signed with it",
     )
     serve.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes sharing the port (Linux; default: 2 with two cores or more, else 1)",
+    )
     listing = webhook_commands.add_parser("list", help="print the stored events")
     listing.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
     listing.add_argument("--json", action="store_true", help="one JSON object a line")

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.core.text import printable
-from app.webhooks.receiver import serve_forever
 from app.webhooks.signature import UnusableKey, load_public_key
 from app.webhooks.store import EventStore, default_store_path, open_store
+from app.webhooks.workers import serve_forever
+
+MAX_WORKERS = 16  # processes sharing the port; more than the cores only adds switching
 
 
 def _open_store(db: str | None) -> EventStore:
@@ -20,10 +22,16 @@ def _open_store(db: str | None) -> EventStore:
     return open_store(db or default_store_path())
 
 
-def serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
+def serve(host: str, port: int, public_key: str | None, db: str | None, workers: int) -> int:
 
     if not 0 <= port <= 65535:
         print(f"partner-desk webhooks: --port must be from 0 to 65535, not {port}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    if not 1 <= workers <= MAX_WORKERS:
+        print(
+            f"partner-desk webhooks: --workers must be from 1 to {MAX_WORKERS}, not {workers}",
+            file=sys.stderr,
+        )
         return EXIT_INVALID_INPUT
     # a headless service says what it does on stderr: unknown types, store failures
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -34,18 +42,22 @@ def serve(host: str, port: int, public_key: str | None, db: str | None) -> int:
         except (OSError, UnusableKey) as exc:
             print(f"partner-desk webhooks: --public-key {public_key}: {exc}", file=sys.stderr)
             return EXIT_INVALID_INPUT
-    store = _open_store(db)
-    if store is None:
-        return EXIT_API_FAILURE
+    spec = db or default_store_path()
+    # opened once here, so that a store that cannot be opened is said before anything
+    # listens; each process then opens its own (a connection does not survive a fork)
+    open_store(spec).close()
     try:
         serve_forever(
-            store, key, host=host, port=port, announce=lambda line: print(line, flush=True)
+            lambda: open_store(spec),
+            key,
+            host=host,
+            port=port,
+            announce=lambda line: print(line, flush=True),
+            workers=workers,
         )
     except OSError as exc:
         print(f"partner-desk webhooks: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return EXIT_API_FAILURE
-    finally:
-        store.close()
     return 0
 
 

@@ -26,7 +26,6 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from app.core import webhooks as wh
 from app.serving.body import BodyRefused, Receive, read_body
 from app.serving.runner import BackgroundServer, guarded_server
-from app.serving.runner import serve_forever as serve_in_foreground
 from app.serving.sockets import bind
 from app.webhooks.delivery import KEPT_HEADERS, Event, Rejected, check
 from app.webhooks.store import EventStore, StoreUnavailable
@@ -292,12 +291,12 @@ def create_app(store: EventStore, key: rsa.RSAPublicKey | None) -> ReceiverApp:
     return ReceiverApp(store, key)
 
 
-def _url(host: str, sock: socket.socket) -> str:
+def listening_url(host: str, sock: socket.socket) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{sock.getsockname()[1]}{PATH}"
 
 
-def _server(
+def receiver_server(
     store: EventStore, key: rsa.RSAPublicKey | None, head_seconds: float = HEAD_SECONDS
 ) -> uvicorn.Server:
     return guarded_server(
@@ -306,22 +305,6 @@ def _server(
         max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
         proxy_headers=False,  # nothing here reads the client's address
-    )
-
-
-def serve_forever(
-    store: EventStore,
-    key: rsa.RSAPublicKey | None,
-    *,
-    host: str,
-    port: int,
-    announce: Callable[[str], None],
-) -> None:
-    """Serve until interrupted; announce the address once connections are accepted."""
-    sock = bind(host, port)
-    url = _url(host, sock)
-    serve_in_foreground(
-        _server(store, key), sock, lambda: announce(f"Webhook receiver listening on {url}")
     )
 
 
@@ -339,9 +322,9 @@ class BackgroundReceiver:
     ) -> None:
         self.store = store
         sock = bind(host, port)
-        self.url = _url(host, sock)
+        self.url = listening_url(host, sock)
         self._runner = BackgroundServer(
-            "webhook receiver", sock, lambda: _server(store, key, head_seconds)
+            "webhook receiver", sock, lambda: receiver_server(store, key, head_seconds)
         )
 
     def start(self, timeout: float = 15.0) -> str:

@@ -18,6 +18,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -61,6 +62,7 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 _INDEX = "CREATE INDEX IF NOT EXISTS webhook_events_order ON webhook_events (occurred_at, event_id)"
 MAX_LIST = 10_000
 WAIT_SECONDS = 3.0  # for a connection (or SQLite's lock), past which the store is unavailable
+LOCK_POLL_SECONDS = 0.0005  # between two tries at SQLite's write lock
 LOCK_MS = 2_000  # PostgreSQL: a lock held by another session is waited for this long
 STATEMENT_MS = 4_000  # and any statement runs at most this long
 
@@ -203,7 +205,7 @@ class SqliteStore:
             return self._db.execute(sql, values).fetchall()
 
         with self._lock, _sqlite_unavailable(self.path):
-            self._db.execute("BEGIN IMMEDIATE")
+            self._begin_writing()
             try:
                 results = _write_batch(events, run, "?", "duplicates = 0")
                 self._db.execute("COMMIT")
@@ -212,6 +214,27 @@ class SqliteStore:
                     self._db.execute("ROLLBACK")
                 raise
         return results
+
+    def _begin_writing(self) -> None:
+        """BEGIN IMMEDIATE, tried again every LOCK_POLL_SECONDS while another process
+        writes, until WAIT_SECONDS have passed. SQLite's own wait sleeps 1, 2, 5, 10… ms
+        between tries, several times another writer's whole commit (about 1 ms): the
+        receiver's processes sharing a file waited on each other far longer than needed."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        self._db.execute("PRAGMA busy_timeout=0")
+        try:
+            while True:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise
+                time.sleep(LOCK_POLL_SECONDS)
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout={int(WAIT_SECONDS * 1000)}")
 
     def list(
         self,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 import uvicorn
 from starlette.applications import Starlette
@@ -461,9 +462,9 @@ def test_attempts_stop_at_the_limit(sandbox_url):
 # ---------------------------------------------------------------- kill -9
 
 
-def _serve(db: str) -> tuple[subprocess.Popen[str], str]:
+def _serve(db: str, *options: str) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [EXE, "webhooks", "serve", "--port", "0", "--db", db],
+        [EXE, "webhooks", "serve", "--port", "0", "--db", db, *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -507,6 +508,56 @@ def test_a_receiver_killed_mid_stream_loses_nothing_it_acknowledged(store_spec):
         store.close()
     assert set(acknowledged) <= stored
     assert len(acknowledged) >= 50
+
+
+def test_two_receiver_processes_share_the_port_and_store_each_event_once(store_spec):
+    process, url = _serve(store_spec, "--workers", "2")
+    try:
+        (copy,) = psutil.Process(process.pid).children()
+        # an unknown type is logged by the process that took it; each event is sent twice,
+        # each time on a connection of its own, so the kernel spreads them over both processes
+        bodies = [event_body(event_type="parcel.arrived", data_id=f"W-{n}") for n in range(40)]
+        first = [post(url, body, signed=False) for body in bodies]
+        again = [post(url, body, signed=False) for body in bodies]
+    finally:
+        process.terminate()
+        _out, errors = process.communicate(timeout=30)
+    assert [answer.json()["result"] for answer in first] == ["stored"] * 40
+    assert [answer.json()["result"] for answer in again] == ["duplicate"] * 40
+    assert not copy.is_running()  # the copy ended with the first process
+    stored_by = re.findall(r"webhooks (\[worker 2\] )?INFO Stored an event", errors)
+    assert len(stored_by) == 80 and "[worker 2] " in stored_by and "" in stored_by
+    store = open_store(store_spec)
+    try:
+        events = store.list(limit=1000)
+    finally:
+        store.close()
+    assert sorted(event.data_id or "" for event in events) == sorted(f"W-{n}" for n in range(40))
+    assert {event.duplicates for event in events} == {1}
+
+
+def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
+    process, _url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    (copy,) = psutil.Process(process.pid).children()
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=30)  # its output ends once the copy, which shares it, ends
+    copy.wait(timeout=30)
+    assert not copy.is_running()
+
+
+@pytest.mark.parametrize("workers", ["0", "17"])
+def test_a_number_of_workers_out_of_range_is_refused(tmp_path, workers):
+    command = [EXE, "webhooks", "serve", "--port", "0", "--db", str(tmp_path / "e.db")]
+    result = subprocess.run(
+        [*command, "--workers", workers],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"partner-desk webhooks: --workers must be from 1 to 16, not {workers}\n"
+    )
 
 
 def test_the_cli_lists_what_the_receiver_stored(tmp_path):

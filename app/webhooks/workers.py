@@ -1,0 +1,175 @@
+"""The receiver in the foreground (``partner-desk webhooks serve``), in one process or in
+several that share its port.
+
+One process verifies and stores deliveries on one core; a sender's burst is then bounded by
+that core. With ``workers`` above 1 (Linux), the program forks that many minus one copies of
+itself before anything starts a thread; each listens on the same port (SO_REUSEPORT, the
+kernel spreading connections among them), opens the store on its own and commits on its
+own: the database's unique event_id keeps one event stored once, whichever copy took it,
+and each copy answers only after its own commit, as one process does. A copy ends when the
+first process does, however it ends (it watches a pipe whose other end only the first holds),
+and the first waits for its copies before it exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from app.serving.runner import serve_forever as serve_in_foreground
+from app.serving.sockets import bind
+from app.webhooks.receiver import listening_url, receiver_server
+from app.webhooks.store import EventStore
+
+log = logging.getLogger("partner_desk.webhooks")
+
+STOP_SECONDS = 10.0  # a copy finishes its answers and ends within this, or it is killed
+
+
+def default_workers() -> int:
+    """Two processes where the kernel spreads a port's connections and there are two cores
+    to run them on; one elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return 1
+    return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
+
+
+def serve_forever(
+    open_store: Callable[[], EventStore],
+    key: rsa.RSAPublicKey | None,
+    *,
+    host: str,
+    port: int,
+    announce: Callable[[str], None],
+    workers: int = 1,
+) -> None:
+    """Serve until interrupted; announce the address once connections are accepted. The
+    store is opened in each process (a database connection does not survive a fork)."""
+    workers = workers if hasattr(os, "fork") and threading.active_count() == 1 else 1
+    sock = bind(host, port, shared=workers > 1)
+    url = listening_url(host, sock)
+    copies: list[tuple[int, int]] = []  # each copy's process and the pipe end it watches
+    # uvicorn raises a SIGTERM again once it has shut down: without a handler of ours, that
+    # would end this process before the store is closed and the copies waited for
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        for number in range(2, workers + 1):
+            copies.append(_start_copy(number, host, sock, open_store, key, copies))
+        store = open_store()
+        try:
+            serve_in_foreground(
+                receiver_server(store, key),
+                sock,
+                lambda: announce(f"Webhook receiver listening on {url}"),
+            )
+        finally:
+            store.close()
+    except Terminated:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        sock.close()
+        _stop_copies(copies)
+
+
+class Terminated(Exception):
+    """A SIGTERM, once the server has shut down."""
+
+
+def _terminated(_signal: int, _frame: object) -> None:
+    raise Terminated
+
+
+def _start_copy(
+    number: int,
+    host: str,
+    sock: socket.socket,
+    open_store: Callable[[], EventStore],
+    key: rsa.RSAPublicKey | None,
+    earlier: list[tuple[int, int]],
+) -> tuple[int, int]:
+    """Fork copy ``number`` on a socket of its own on the same port."""
+    own = bind(host, sock.getsockname()[1], shared=True)
+    watched, held = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: it never returns
+        code = 1
+        try:
+            os.close(held)
+            for _pid, other in earlier:
+                os.close(other)
+            sock.close()
+            _serve_copy(number, own, watched, open_store, key)
+            code = 0
+        except Terminated:  # a SIGTERM of its own (a service manager ends every process)
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            logging.shutdown()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(watched)
+    own.close()
+    return pid, held
+
+
+def _serve_copy(
+    number: int,
+    sock: socket.socket,
+    watched: int,
+    open_store: Callable[[], EventStore],
+    key: rsa.RSAPublicKey | None,
+) -> None:
+    for handler in logging.getLogger().handlers:  # an operator sees which process speaks
+        handler.setFormatter(
+            logging.Formatter(f"%(asctime)s %(name)s [worker {number}] %(levelname)s %(message)s")
+        )
+    store = open_store()
+    server = receiver_server(store, key)
+
+    def started() -> None:
+        loop = asyncio.get_running_loop()
+
+        def watch_first() -> None:
+            # only the first process holds the other end: its end, however it ended, is ours
+            with contextlib.suppress(OSError):
+                while os.read(watched, 4096):
+                    pass
+            loop.call_soon_threadsafe(setattr, server, "should_exit", True)
+
+        threading.Thread(target=watch_first, name="first-watch", daemon=True).start()
+
+    try:
+        serve_in_foreground(server, sock, started)
+    finally:
+        store.close()
+
+
+def _stop_copies(copies: list[tuple[int, int]]) -> None:
+    """Tell each copy to end (its pipe closes), then wait for it, killing one that lingers."""
+    for _pid, held in copies:
+        with contextlib.suppress(OSError):
+            os.close(held)
+    deadline = time.monotonic() + STOP_SECONDS
+    for pid, _held in copies:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(pid, os.WNOHANG)[0] == 0:
+                if time.monotonic() >= deadline:
+                    log.warning("worker %d did not end in %.0f s: killed", pid, STOP_SECONDS)
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    break
+                time.sleep(0.05)
