@@ -45,7 +45,8 @@ DATE, TYPE, AMOUNT, CURRENCY, DESCRIPTION, COUNTERPARTY, ACCOUNT, REFERENCE, BAL
 RecordRole = Qt.ItemDataRole.UserRole + 1
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _STEP = 8192  # rows between two looks at the clock
-_RUN = 32768  # rows sorted in one go; the runs are then merged a step at a time
+_RUN = 16384  # rows sorted in one go (about 12 ms); the runs are then merged a step at a time
+_BOUNDS_STEP = 131072  # values whose least and greatest are found in one go
 _CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
 _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
@@ -230,7 +231,11 @@ class StatementModel(ReadOnlyTableModel):
                 return rows  # the search keeps booking order
         column, order = self._sort or (-1, Qt.SortOrder.AscendingOrder)
         descending = order == Qt.SortOrder.DescendingOrder
-        sort_keys = _sort_keys(self._data, column, descending)
+        bounds = (0, 0)
+        if column in (AMOUNT, BALANCE):
+            values = self._data.amounts if column == AMOUNT else self._data.balances
+            bounds = yield from _bounds(values)
+        sort_keys = _sort_keys(self._data, column, descending, bounds)
         return (yield from _sorted(rows, sort_keys, descending))
 
     def _show(self, rows: array[int]) -> None:
@@ -253,11 +258,25 @@ class StatementModel(ReadOnlyTableModel):
 SortKeys = tuple[Callable[["array[int]"], list[Any]], Callable[[list[Any]], list[int]]]
 
 
-def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys:
+def _bounds(values: array[int]) -> Generator[None, None, tuple[int, int]]:
+    """The least and the greatest of the values and 0, a part a step: min() and max() over a
+    million values at once held the window some 30 ms."""
+    low = high = 0
+    for start in range(0, len(values), _BOUNDS_STEP):
+        part = values[start : start + _BOUNDS_STEP]
+        low, high = min(low, min(part)), max(high, max(part))
+        yield
+    return low, high
+
+
+def _sort_keys(
+    data: StatementColumns, column: int, descending: bool, bounds: tuple[int, int]
+) -> SortKeys:
     """How to make the sort keys of some rows, and how to read the rows back from keys. A
     key ends with the row (from the end when descending, as the result is then reversed), so
     equal values keep their booking order either way. Integer keys are kept as small as the
-    column's values allow: small integers compare fastest."""
+    column's values allow: small integers compare fastest. ``bounds``: the least and the
+    greatest of the amount or balance column sorted by (`_bounds`)."""
     bits = max(len(data), 1).bit_length()
     last = (1 << bits) - 1
     flip = last if descending else 0
@@ -299,12 +318,11 @@ def _sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKey
         # amounts of different currencies are not comparable: by currency, then amount
         codes = data.currencies.codes
         rank = _ranks(data.currencies.values, casefold=False)
-        if column == AMOUNT:
-            top = max(data.amounts, default=0)
+        if column == AMOUNT:  # the amounts are unsigned: credits above, debits below
+            top = bounds[1]
             low, span = -top, 2 * top + 1
         else:
-            low = min(data.balances, default=0)
-            span = max(data.balances, default=0) - low + 1
+            low, span = bounds[0], bounds[1] - bounds[0] + 1
         place = [code_rank * span - low for code_rank in rank]  # a currency's first key
 
         def amounts(rows: array[int]) -> list[int]:
