@@ -31,7 +31,7 @@ class SliceBudget:
         return Slice(self)
 
     def reveal_pacer(self) -> Slice:
-        """When a load tells the view of the rows that arrived."""
+        """When a load tells the view of the rows that arrived, and an export its count."""
         return Slice(SliceBudget(self.reveal_seconds, self.steps))
 
 
