@@ -2,7 +2,9 @@
 
 The work is a generator that yields every few thousand rows; it runs until its slice is spent
 (`slice_budget`), then the event loop gets its turn, then the next slice runs. Work that fits
-in one slice is done before ``start`` returns, so small tables answer at once.
+in one slice is done before ``start`` returns, so small tables answer at once. Work waiting on
+something outside (a forked copy sorting) yields `WAITING`: it is asked again a few
+milliseconds later, not at once, so that the GUI thread does not spin meanwhile.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.core.gc_pause import gc_paused
 from app.ui.common.slice_budget import Slice, current_budget
 
+WAITING = object()  # what work yields while it waits on something outside
+WAIT_MS = 4  # how long it is left waiting before it is asked again
+
 
 class SlicedWork(QObject):
     """One piece of work at a time: starting another stops the one running."""
@@ -24,7 +29,7 @@ class SlicedWork(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._work: Generator[None, None, Any] | None = None
+        self._work: Generator[object, None, Any] | None = None
         self._done: Callable[[Any], None] | None = None
         self._what = ""
         self._slice: Slice | None = None
@@ -38,7 +43,7 @@ class SlicedWork(QObject):
         return self._work is not None
 
     def start(
-        self, what: str, work: Generator[None, None, Any], done: Callable[[Any], None]
+        self, what: str, work: Generator[object, None, Any], done: Callable[[Any], None]
     ) -> None:
         """Run ``work``; ``done`` gets what it returns."""
         self.stop()
@@ -59,9 +64,9 @@ class SlicedWork(QObject):
         this_slice.renew()
         try:
             with gc_paused():  # a slice's many small objects: see app.core.gc_pause
-                next(work)
-                while not this_slice.spent():
-                    next(work)
+                waiting = next(work) is WAITING
+                while not waiting and not this_slice.spent():
+                    waiting = next(work) is WAITING
         except StopIteration as stop:
             done = self._done
             self._work = self._done = None
@@ -72,4 +77,4 @@ class SlicedWork(QObject):
             return
         if first:
             self.started.emit(self._what)
-        self._timer.start()
+        self._timer.start(WAIT_MS if waiting else 0)

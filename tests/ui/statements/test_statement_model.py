@@ -1,17 +1,22 @@
 import datetime as dt
 import random
 
+import psutil
 import pytest
 from PySide6.QtCore import Qt
 
 from app.api.banking import StatementRecord
+from app.ui.common import forked
+from app.ui.statements import model as statement_model
 from app.ui.statements.model import (
     AMOUNT,
+    BALANCE,
     COLUMNS,
     COUNTERPARTY,
     DATE,
     DESCRIPTION,
     REFERENCE,
+    TYPE,
     RecordRole,
     StatementModel,
 )
@@ -152,6 +157,9 @@ REFERENCE_KEYS = {
     DESCRIPTION: lambda r: r["description"].casefold(),
     COUNTERPARTY: lambda r: (r.get("counterparty_name") or "").casefold(),
     DATE: lambda r: r["booking_date"],
+    BALANCE: lambda r: (r["currency"], r["balance_after"]),
+    REFERENCE: lambda r: (r.get("reference") or "").casefold(),
+    TYPE: lambda r: r["type"].casefold(),
 }
 
 
@@ -176,6 +184,66 @@ def test_a_large_sort_runs_in_slices_and_matches_a_plain_sort(
     model.sort(-1)
     settle(qtbot, model)
     assert shown_references(model) == [r["reference"] for r in records]
+
+
+@pytest.fixture
+def copies(monkeypatch) -> list[forked.Forked]:
+    """Every sort of more than a row goes to a forked copy; the copies made, in order."""
+    if not forked.AVAILABLE:
+        pytest.skip("forked copies: Linux only")
+    made: list[forked.Forked] = []
+
+    class Counted(forked.Forked):
+        def __init__(self, work):
+            super().__init__(work)
+            made.append(self)
+
+    monkeypatch.setattr(statement_model, "_FORK_AT", 2)
+    monkeypatch.setattr(forked, "Forked", Counted)
+    return made
+
+
+@pytest.mark.parametrize("column", sorted(REFERENCE_KEYS))
+@pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
+def test_a_sort_in_a_forked_copy_matches_a_plain_sort(qtbot, copies, column, order):
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.sort(column, order)
+    settle(qtbot, model)
+    assert len(copies) == 1
+    descending = order == Qt.SortOrder.DescendingOrder
+    expected = sorted(records, key=REFERENCE_KEYS[column], reverse=descending)
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
+def test_a_forked_sort_of_the_rows_found_and_a_sort_that_replaces_it(qtbot, copies):
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.set_search("fuel")
+    settle(qtbot, model)
+    before = set(psutil.Process().children())
+    model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
+    model.sort(DESCRIPTION, Qt.SortOrder.AscendingOrder)  # the first copy is ended, not awaited
+    settle(qtbot, model)
+    found = [r for r in records if r["description"] == "Fuel"]
+    expected = sorted(found, key=REFERENCE_KEYS[DESCRIPTION])
+    assert shown_references(model) == [r["reference"] for r in expected]
+    assert len(copies) == 2
+    assert set(psutil.Process().children()) <= before  # none left running or unreaped
+
+
+def test_when_the_forked_copy_fails_the_rows_are_sorted_here(qtbot, copies, monkeypatch):
+    monkeypatch.setattr(forked.Forked, "result", lambda _self: None)
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, model)
+    assert len(copies) == 1
+    expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
+    assert shown_references(model) == [r["reference"] for r in expected]
 
 
 def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot, one_step_slices):

@@ -1,0 +1,84 @@
+"""Work done in a forked copy of this process, its result read back through a pipe (Linux).
+
+Sorting a million loaded rows is a few hundred milliseconds of one C call that holds the
+interpreter: on the GUI thread it must be cut into slices and merged, which costs twice the
+sort itself. A forked copy has every column as the process had it at the fork, without a
+byte copied, sorts on the other core in one call, and writes the result down a pipe that the
+GUI thread reads between its paints. The copy runs Python only — no Qt, no collector (a
+cycle of Qt wrappers finalised in the copy would call into a Qt it does not have), no exit
+handlers — and ends with os._exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+AVAILABLE = sys.platform.startswith("linux")  # macOS forbids most of its libraries after fork
+READ_SIZE = 1 << 20
+
+
+class Forked:
+    """``work`` run in a forked copy; `poll` reads what it wrote, `result` is it once whole."""
+
+    def __init__(self, work: Callable[[], bytes]) -> None:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the copy: it never returns
+            code = 1
+            try:
+                gc.disable()
+                os.close(read_end)
+                _write_all(write_end, work())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        os.set_blocking(read_end, False)
+        self._pid: int | None = pid
+        self._pipe = read_end
+        self._parts: list[bytes] = []
+        self._succeeded = False
+
+    def poll(self) -> bool:
+        """Read what the copy has written so far; True once it has ended (never blocks
+        longer than the copy takes to end after closing its end of the pipe)."""
+        if self._pid is None:
+            return True
+        while True:
+            try:
+                part = os.read(self._pipe, READ_SIZE)
+            except BlockingIOError:
+                return False
+            if not part:
+                break
+            self._parts.append(part)
+        os.close(self._pipe)
+        _pid, status = os.waitpid(self._pid, 0)
+        self._pid = None
+        self._succeeded = os.waitstatus_to_exitcode(status) == 0
+        return True
+
+    def result(self) -> bytes | None:
+        """What the work returned; None if the copy failed, or has not ended."""
+        return b"".join(self._parts) if self._succeeded else None
+
+    def cancel(self) -> None:
+        """End the copy now (nothing when it has ended)."""
+        if self._pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self._pid, signal.SIGKILL)
+        os.close(self._pipe)
+        os.waitpid(self._pid, 0)
+        self._pid = None
+
+
+def _write_all(pipe: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(pipe, view) :]
