@@ -65,7 +65,13 @@ def serve_forever(
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         for number in range(2, workers + 1):
-            copies.append(_start_copy(number, host, sock, open_store, key, copies))
+            try:
+                copies.append(_start_copy(number, host, sock, open_store, key, copies))
+            except OSError as exc:  # no process to be had: served by those there are
+                log.warning(
+                    "worker %d could not be started (%s): %d serving", number, exc, number - 1
+                )
+                break
         store = open_store()
         try:
             serve_in_foreground(
@@ -101,8 +107,18 @@ def _start_copy(
 ) -> tuple[int, int]:
     """Fork copy ``number`` on a socket of its own on the same port."""
     own = bind(host, sock.getsockname()[1], shared=True)
-    watched, held = os.pipe()
-    pid = os.fork()
+    try:
+        watched, held = os.pipe()
+    except OSError:
+        own.close()
+        raise
+    try:
+        pid = os.fork()
+    except OSError:
+        for descriptor in (watched, held):
+            os.close(descriptor)
+        own.close()
+        raise
     if pid == 0:  # the copy: it never returns
         code = 1
         try:

@@ -26,8 +26,14 @@ class Forked:
     """``work`` run in a forked copy; `poll` reads what it wrote, `result` is it once whole."""
 
     def __init__(self, work: Callable[[], bytes]) -> None:
+        """OSError when no pipe or process can be had (nothing is left open then)."""
         read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            raise
         if pid == 0:  # the copy: it never returns
             code = 1
             try:

@@ -284,7 +284,10 @@ def _sorted_in_copy(
         ordered = sorted(sorted(rows), key=values.__getitem__, reverse=descending)
         return array("I", ordered).tobytes()
 
-    copy = forked.Forked(work)
+    try:
+        copy = forked.Forked(work)
+    except OSError:  # no process or pipe to be had (a limit reached): sorted here
+        return None
     try:
         while not copy.poll():
             yield WAITING

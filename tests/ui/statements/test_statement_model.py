@@ -1,4 +1,6 @@
 import datetime as dt
+import errno
+import os
 import random
 
 import psutil
@@ -242,6 +244,23 @@ def test_when_the_forked_copy_fails_the_rows_are_sorted_here(qtbot, copies, monk
     model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
     settle(qtbot, model)
     assert len(copies) == 1
+    expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
+def test_with_no_process_to_fork_the_rows_are_sorted_here(qtbot, copies, monkeypatch):
+    def no_process() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_process)
+    descriptors = len(os.listdir("/proc/self/fd"))
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, model)
+    assert copies == []
+    assert len(os.listdir("/proc/self/fd")) == descriptors  # the pipe was closed
     expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
     assert shown_references(model) == [r["reference"] for r in expected]
 

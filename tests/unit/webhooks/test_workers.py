@@ -1,0 +1,34 @@
+"""The receiver's copies: one that cannot be forked leaves nothing open behind it."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+import pytest
+
+from app.serving.sockets import bind
+from app.webhooks import workers
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork, /proc")
+
+
+def test_a_copy_that_cannot_be_forked_leaves_no_socket_or_pipe_open(monkeypatch):
+    def no_process() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_process)
+    sock = bind("127.0.0.1", 0, shared=True)
+    try:
+        descriptors = len(os.listdir("/proc/self/fd"))
+        with pytest.raises(BlockingIOError):
+            workers._start_copy(2, "127.0.0.1", sock, lambda: None, None, [])
+        assert len(os.listdir("/proc/self/fd")) == descriptors
+    finally:
+        sock.close()
+
+
+def test_one_worker_where_the_kernel_does_not_spread_a_port(monkeypatch):
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert workers.default_workers() == 1
