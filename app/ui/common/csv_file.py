@@ -6,6 +6,7 @@ whole: a cancel or a failure leaves no half file, and a file it was to replace a
 from __future__ import annotations
 
 import csv
+import errno
 import itertools
 import os
 import re
@@ -18,9 +19,12 @@ from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.csv_export import neutralise_row
+from app.ui.common import forked
 from app.ui.common.slice_budget import current_budget
 
 CHUNK = 200  # rows written in one step of a slice (app.ui.common.slice_budget)
+COPY_CHUNK = 4096  # rows a forked copy writes between two counts it tells
+COPIES_POLL_SECONDS = 0.05  # how often the window reads the copies' counts
 _UNSAFE_IN_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -116,6 +120,105 @@ async def write_csv(
         partial.unlink(missing_ok=True)
         raise
     return written
+
+
+async def write_csv_in_copies(
+    path: Path,
+    header: Sequence[str],
+    parts: Sequence[Callable[[], Iterator[tuple[str, ...]]]],
+    progress: Callable[[int], object],
+) -> int:
+    """Write the rows of ``parts``, which follow each other and come neutralised, each part
+    by a forked copy of the process (app.ui.common.forked) into a file of its own beside the
+    chosen one, side by side on the cores; the window's thread only waits and shows the
+    counts. The parts are then joined in order and put in place as one file. As write_csv:
+    the number written, OSError (with the copy's reason) and, on a cancel or any failure,
+    the chosen file as it was and no part left behind."""
+    import asyncio  # here, not at the top: the window shows before asyncio loads
+
+    files: list[Path] = []
+    copies: list[forked.Forked] = []
+    try:
+        for number, make_rows in enumerate(parts):
+            partial, descriptor = _partial_beside(path)
+            files.append(partial)
+            work = _part_writer(descriptor, number == 0, header, make_rows)
+            try:
+                copies.append(forked.Forked(work))
+            finally:
+                os.close(descriptor)  # the copy has its own
+        while True:
+            ended = [copy.poll() for copy in copies]  # every copy read, each time
+            progress(sum(_count(copy.received()) for copy in copies))
+            if all(ended):
+                break
+            await asyncio.sleep(COPIES_POLL_SECONDS)
+        for copy in copies:
+            if copy.result() is None:
+                raise _failure(copy.received())
+        await asyncio.to_thread(_join, files)  # the window goes on meanwhile
+        _put_in_place(files[0], path)
+        return sum(_count(copy.received()) for copy in copies)
+    except BaseException:
+        for copy in copies:
+            copy.cancel()
+        raise
+    finally:  # the parts (the first, once in place, is no longer there)
+        for partial in files:
+            partial.unlink(missing_ok=True)
+
+
+def _part_writer(
+    descriptor: int,
+    first: bool,
+    header: Sequence[str],
+    make_rows: Callable[[], Iterator[tuple[str, ...]]],
+) -> Callable[[Callable[[bytes], None]], bytes]:
+    """What a copy does: its part's rows written to its file (the first part with the
+    byte-order mark and the header), the count said after every few thousand rows, and an
+    OSError's number and reason said before it fails."""
+
+    def work(say: Callable[[bytes], None]) -> bytes:
+        try:
+            encoding = "utf-8-sig" if first else "utf-8"  # one mark, at the file's start
+            with os.fdopen(descriptor, "w", encoding=encoding, newline="") as handle:
+                writer = csv.writer(handle)
+                if first:
+                    writer.writerow(header)
+                rows, done = make_rows(), 0
+                while chunk := list(itertools.islice(rows, COPY_CHUNK)):
+                    writer.writerows(chunk)
+                    done += len(chunk)
+                    say(b"%d\n" % done)
+        except OSError as exc:
+            say(b"!%d %s\n" % (exc.errno or 0, (exc.strerror or str(exc)).encode()))
+            raise
+        return b""
+
+    return work
+
+
+def _count(said: bytes) -> int:
+    """The rows a copy has written: the last count it said."""
+    lines = [line for line in said.split(b"\n")[:-1] if line and not line.startswith(b"!")]
+    return int(lines[-1]) if lines else 0
+
+
+def _failure(said: bytes) -> OSError:
+    """The OSError a copy said it failed with, or one saying that it ended unexpectedly."""
+    for line in said.split(b"\n"):
+        if line.startswith(b"!"):
+            number, _, reason = line[1:].partition(b" ")
+            return OSError(int(number), reason.decode(errors="replace"))
+    return OSError(errno.EIO, "the process writing the file ended unexpectedly")
+
+
+def _join(files: list[Path]) -> None:
+    """The other files appended to the first, in order."""
+    with files[0].open("ab") as whole:
+        for file in files[1:]:
+            with file.open("rb") as piece:
+                shutil.copyfileobj(piece, whole, 1 << 20)
 
 
 def _put_in_place(partial: Path, path: Path) -> None:

@@ -23,9 +23,11 @@ READ_SIZE = 1 << 20
 
 
 class Forked:
-    """``work`` run in a forked copy; `poll` reads what it wrote, `result` is it once whole."""
+    """``work`` run in a forked copy; `poll` reads what it wrote, `result` is it once whole.
+    The work is given ``say``, which writes bytes down the pipe at once (progress), before
+    what it returns."""
 
-    def __init__(self, work: Callable[[], bytes]) -> None:
+    def __init__(self, work: Callable[[Callable[[bytes], None]], bytes]) -> None:
         """OSError when no pipe or process can be had (nothing is left open then)."""
         read_end, write_end = os.pipe()
         try:
@@ -39,7 +41,7 @@ class Forked:
             try:
                 gc.disable()
                 os.close(read_end)
-                _write_all(write_end, work())
+                _write_all(write_end, work(lambda said: _write_all(write_end, said)))
                 code = 0
             finally:
                 os._exit(code)
@@ -68,6 +70,10 @@ class Forked:
         self._pid = None
         self._succeeded = os.waitstatus_to_exitcode(status) == 0
         return True
+
+    def received(self) -> bytes:
+        """What the copy has written so far (read by `poll`)."""
+        return b"".join(self._parts)
 
     def result(self) -> bytes | None:
         """What the work returned; None if the copy failed, or has not ended."""

@@ -13,7 +13,8 @@ import bisect
 import datetime as dt
 from array import array
 from collections.abc import Callable, Generator, Iterator
-from itertools import chain
+from functools import partial
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
@@ -51,6 +52,10 @@ _BOUNDS_STEP = 131072  # values whose least and greatest are found in one go
 _FORK_AT = 100_000  # rows from which a forked copy sorts (app.ui.common.forked), where it can
 _CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
 _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
+
+
+def _exported_rows(data: StatementColumns, order: array[int]) -> Iterator[tuple[str, ...]]:
+    return chain.from_iterable(export_chunks(data, order))
 
 
 def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
@@ -170,7 +175,14 @@ class StatementModel(ReadOnlyTableModel):
     def export_rows(self) -> Iterator[tuple[str, ...]]:
         """The rows shown, in their order, as a spreadsheet reads them (neutralised): the
         rows of the moment (a later sort does not change the file)."""
-        return chain.from_iterable(export_chunks(self._data, array("I", self._order)))
+        return _exported_rows(self._data, array("I", self._order))
+
+    def export_parts(self, count: int) -> list[Callable[[], Iterator[tuple[str, ...]]]]:
+        """`export_rows` cut into ``count`` parts that follow each other, each made when
+        called (in a forked copy: app.ui.common.csv_file.write_csv_in_copies)."""
+        data, order = self._data, array("I", self._order)
+        cuts = [len(order) * part // count for part in range(count + 1)]
+        return [partial(_exported_rows, data, order[low:high]) for low, high in pairwise(cuts)]
 
     # -- Qt
 
@@ -274,7 +286,7 @@ def _sorted_in_copy(
     while the window waits and paints: twice as fast as the slices and their merge, and no
     stall. None when the copy failed: the rows are then sorted here."""
 
-    def work() -> bytes:
+    def work(_say: Callable[[bytes], None]) -> bytes:
         bounds = (0, 0)
         if column in (AMOUNT, BALANCE):
             sorted_by = data.amounts if column == AMOUNT else data.balances

@@ -6,9 +6,11 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
-from app.ui.common.csv_file import write_csv
+from app.ui.common import forked
+from app.ui.common.csv_file import write_csv, write_csv_in_copies
 from tests.ui.conftest import run_on
 
 HEADER = ("Date", "Amount")
@@ -74,3 +76,70 @@ def test_an_export_into_a_folder_that_is_gone_fails_creating_nothing(qloop, tmp_
     with pytest.raises(FileNotFoundError):
         run_on(qloop, write_csv(target, HEADER, rows(10), lambda _done: None))
     assert folder_files(tmp_path) == []
+
+
+# -- written by forked copies, a part each (Linux)
+
+copies_only = pytest.mark.skipif(not forked.AVAILABLE, reason="forked copies: Linux only")
+
+
+def parts(count: int, size: int, *, fail_at: int = -1) -> list:
+    """``count`` parts of ``size`` rows that follow each other; the row ``fail_at`` fails."""
+
+    def part(first: int):
+        def make():
+            for n in range(first, first + size):
+                if n == fail_at:
+                    raise OSError(28, "No space left on device")
+                yield ("2024-01-01", f"{n}.00")
+
+        return make
+
+    return [part(number * size) for number in range(count)]
+
+
+@copies_only
+def test_parts_written_by_copies_make_one_file_as_one_writer_would(qloop, tmp_path):
+    target = old_export(tmp_path)
+    told: list[int] = []
+    written = run_on(qloop, write_csv_in_copies(target, HEADER, parts(3, 5_000), told.append))
+    alone = tmp_path / "alone" / "statement.csv"
+    alone.parent.mkdir()
+    run_on(qloop, write_csv(alone, HEADER, rows(15_000), lambda _done: None))
+    assert written == 15_000 and told[-1] == 15_000
+    assert target.read_bytes() == alone.read_bytes()  # one byte-order mark, one header
+    assert target.read_bytes().count(b"\xef\xbb\xbf") == 1
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert folder_files(tmp_path) == ["alone", "statement.csv"]
+
+
+@copies_only
+def test_a_copy_that_fails_fails_the_export_with_its_reason_leaving_the_old_file(qloop, tmp_path):
+    target = old_export(tmp_path)
+    with pytest.raises(OSError, match="No space left") as failed:
+        run_on(
+            qloop,
+            write_csv_in_copies(target, HEADER, parts(2, 5_000, fail_at=7_000), lambda _d: None),
+        )
+    assert failed.value.errno == 28 and failed.value.strerror == "No space left on device"
+    assert target.read_text(encoding="utf-8") == "the export of last week\n"
+    assert folder_files(tmp_path) == ["statement.csv"]
+
+
+@copies_only
+def test_a_cancelled_export_by_copies_ends_them_and_leaves_the_old_file(qloop, tmp_path):
+    target = old_export(tmp_path)
+    before = set(psutil.Process().children())
+
+    async def export_then_cancel() -> None:
+        # cancelled at the first count the window shows, the copies still writing
+        task = asyncio.ensure_future(
+            write_csv_in_copies(target, HEADER, parts(2, 2_000_000), lambda _d: task.cancel())
+        )
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run_on(qloop, export_then_cancel())
+    assert target.read_text(encoding="utf-8") == "the export of last week\n"
+    assert folder_files(tmp_path) == ["statement.csv"]
+    assert set(psutil.Process().children()) <= before  # ended and reaped

@@ -4,12 +4,15 @@ import csv
 import datetime as dt
 import re
 
+import pytest
 from PySide6.QtCore import QDate, Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.api import banking as m
 from app.sandbox.banking.demo import DEMO_PERSON_ID
+from app.ui.common import forked
 from app.ui.statements import StatementsArea
+from app.ui.statements import controller as statements_controller
 from tests.conftest import advance, make_client, person_body
 from tests.ui.conftest import Record, run_on, settle, until
 
@@ -378,3 +381,30 @@ def test_export_as_camt053_writes_the_loaded_period_with_counts_and_cancel(
     assert target.read_text(encoding="utf-8") == "kept"
     assert not list(tmp_path.glob(".*.partial"))  # nothing half written left
     assert view.load_button.isEnabled() and not view.cancel_button.isEnabled()
+
+
+def test_an_export_by_forked_copies_is_the_file_one_writer_makes(
+    qloop, sandbox, tmp_path, open_window, monkeypatch
+):
+    if not forked.AVAILABLE:
+        pytest.skip("forked copies: Linux only")
+    window, view = open_statement(open_window, sandbox)
+    today = dt.date.today()
+    choose(qloop, window, view, "C0000002", today - dt.timedelta(days=800), today)
+    view.load_button.click()
+    settle(qloop, window)
+    view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    settle(qloop, window)
+    area = window.area(StatementsArea)
+    alone = tmp_path / "alone.csv"
+    run_on(qloop, area.export_to(alone))
+    monkeypatch.setattr(statements_controller, "EXPORT_IN_COPIES_AT", 1)
+    made: list[int] = []
+    original = view.model.export_parts
+    monkeypatch.setattr(view.model, "export_parts", lambda n: made.append(n) or original(n))
+    by_copies = tmp_path / "by-copies.csv"
+    run_on(qloop, area.export_to(by_copies))
+    assert made and made[0] >= 2  # cut into parts, a copy each
+    assert by_copies.read_bytes() == alone.read_bytes()
+    rows = view.model.rowCount()
+    assert view.status.text() == f"Exported {rows:,} rows to {by_copies}"
