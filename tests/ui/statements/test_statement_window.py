@@ -208,13 +208,18 @@ def test_rows_of_another_account_never_stay_under_a_new_one(qloop, sandbox, open
     assert view.status.text() == "Choose a period, then Load."
 
 
-def test_a_new_load_resets_the_sort(qloop, sandbox, open_window):
-    window, view = open_statement(open_window, sandbox)
+def load_company_by_amount(qloop, window, view) -> None:
+    """The company's last 800 days loaded, then sorted by amount, largest first."""
     today = dt.date.today()
     choose(qloop, window, view, "C0000002", today - dt.timedelta(days=800), today)
     view.load_button.click()
     settle(qloop, window)
     view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+
+
+def test_a_new_load_resets_the_sort(qloop, sandbox, open_window):
+    window, view = open_statement(open_window, sandbox)
+    load_company_by_amount(qloop, window, view)
     assert view.table.horizontalHeader().sortIndicatorSection() == 2
     view.load_button.click()
     assert view.table.horizontalHeader().sortIndicatorSection() == -1
@@ -389,11 +394,7 @@ def test_an_export_by_forked_copies_is_the_file_one_writer_makes(
     if not forked.AVAILABLE:
         pytest.skip("forked copies: Linux only")
     window, view = open_statement(open_window, sandbox)
-    today = dt.date.today()
-    choose(qloop, window, view, "C0000002", today - dt.timedelta(days=800), today)
-    view.load_button.click()
-    settle(qloop, window)
-    view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    load_company_by_amount(qloop, window, view)
     settle(qloop, window)
     area = window.area(StatementsArea)
     alone = tmp_path / "alone.csv"
