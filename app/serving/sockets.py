@@ -6,11 +6,17 @@ from __future__ import annotations
 import socket
 
 
-def bind(host: str, port: int, *, shared: bool = False) -> socket.socket:
+def bind(host: str, port: int, *, shared: bool = False, joining: bool = False) -> socket.socket:
     """A listening socket for a server on this loop: no Nagle delay, non-blocking. A
     ``shared`` one lets other processes listen on the same port (SO_REUSEPORT), the kernel
-    spreading the connections among them."""
+    spreading the connections among them; unless it is ``joining`` such a group, the port is
+    first taken alone a moment, so that a port another program listens on is refused as it
+    would be without sharing, not silently shared with it."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    if shared and port and not joining:
+        with socket.socket(family, socket.SOCK_STREAM) as alone:
+            alone.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            alone.bind((host, port))  # OSError (address in use) when anyone listens there
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if shared:

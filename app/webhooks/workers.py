@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Callable
 
+import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.serving.runner import serve_forever as serve_in_foreground
@@ -45,6 +46,32 @@ def default_workers() -> int:
     return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
 
 
+class StopRequest:
+    """SIGTERM and SIGINT taken as a request to stop: the server is told to exit, when there
+    is one, and nothing is raised. An exception raised from a handler lands wherever the
+    signal finds the process — in logging's fork hooks it left their lock held, and a later
+    log line waited for it for ever — and uvicorn raises both signals again once it has shut
+    down, which would otherwise end the process before its store is closed and its copies
+    waited for."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self.server: uvicorn.Server | None = None
+
+    def __call__(self, _signal: int, _frame: object) -> None:
+        self.asked = True
+        if self.server is not None:
+            self.server.should_exit = True
+
+    def serve(
+        self, server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
+    ) -> None:
+        """Serve, unless a stop was asked for already."""
+        self.server = server
+        if not self.asked:
+            serve_in_foreground(server, sock, started)
+
+
 def serve_forever(
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
@@ -60,13 +87,14 @@ def serve_forever(
     sock = bind(host, port, shared=workers > 1)
     url = listening_url(host, sock)
     copies: list[tuple[int, int]] = []  # each copy's process and the pipe end it watches
-    # uvicorn raises a SIGTERM again once it has shut down: without a handler of ours, that
-    # would end this process before the store is closed and the copies waited for
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    stop = StopRequest()  # the copies inherit it, each its own
+    previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
     try:
         for number in range(2, workers + 1):
+            if stop.asked:
+                break
             try:
-                copies.append(_start_copy(number, host, sock, open_store, key, copies))
+                copies.append(_start_copy(number, host, sock, open_store, key, copies, stop))
             except OSError as exc:  # no process to be had: served by those there are
                 log.warning(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
@@ -74,27 +102,18 @@ def serve_forever(
                 break
         store = open_store()
         try:
-            serve_in_foreground(
+            stop.serve(
                 receiver_server(store, key),
                 sock,
                 lambda: announce(f"Webhook receiver listening on {url}"),
             )
         finally:
             store.close()
-    except Terminated:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sign, handler in previous.items():
+            signal.signal(sign, handler)
         sock.close()
         _stop_copies(copies)
-
-
-class Terminated(Exception):
-    """A SIGTERM, once the server has shut down."""
-
-
-def _terminated(_signal: int, _frame: object) -> None:
-    raise Terminated
 
 
 def _start_copy(
@@ -104,9 +123,10 @@ def _start_copy(
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
     earlier: list[tuple[int, int]],
+    stop: StopRequest,
 ) -> tuple[int, int]:
     """Fork copy ``number`` on a socket of its own on the same port."""
-    own = bind(host, sock.getsockname()[1], shared=True)
+    own = bind(host, sock.getsockname()[1], shared=True, joining=True)
     try:
         watched, held = os.pipe()
     except OSError:
@@ -126,9 +146,7 @@ def _start_copy(
             for _pid, other in earlier:
                 os.close(other)
             sock.close()
-            _serve_copy(number, own, watched, open_store, key)
-            code = 0
-        except Terminated:  # a SIGTERM of its own (a service manager ends every process)
+            _serve_copy(number, own, watched, open_store, key, stop)
             code = 0
         except BaseException:
             traceback.print_exc()
@@ -148,6 +166,7 @@ def _serve_copy(
     watched: int,
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
+    stop: StopRequest,
 ) -> None:
     for handler in logging.getLogger().handlers:  # an operator sees which process speaks
         handler.setFormatter(
@@ -164,12 +183,13 @@ def _serve_copy(
             with contextlib.suppress(OSError):
                 while os.read(watched, 4096):
                     pass
-            loop.call_soon_threadsafe(setattr, server, "should_exit", True)
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                loop.call_soon_threadsafe(setattr, server, "should_exit", True)
 
         threading.Thread(target=watch_first, name="first-watch", daemon=True).start()
 
     try:
-        serve_in_foreground(server, sock, started)
+        stop.serve(server, sock, started)
     finally:
         store.close()
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -543,6 +544,65 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     process.communicate(timeout=30)  # its output ends once the copy, which shares it, ends
     copy.wait(timeout=30)
     assert not copy.is_running()
+
+
+def test_a_stop_asked_for_while_the_copies_start_ends_every_process_at_once(tmp_path):
+    # SIGTERM as soon as the copy exists: before either serves, or as they begin. It used to
+    # be raised inside logging's fork hooks, lost, and the receiver served on.
+    command = [EXE, "webhooks", "serve", "--port", "0", "--db", str(tmp_path / "e.db")]
+    process = subprocess.Popen(
+        [*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 60  # a bound, not a measure: the fork comes in milliseconds
+    # read without pause, so that the signal lands while the fork itself is finishing; the
+    # copy's fork is final: this cannot miss it
+    while not children.read_text() and process.poll() is None and time.monotonic() < deadline:
+        pass
+    copies = psutil.Process(process.pid).children()
+    assert copies, "the receiver forked no copy"
+    process.send_signal(signal.SIGTERM)
+    _out, errors = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Exception" not in errors and "Traceback" not in errors
+    for copy in copies:
+        assert not copy.is_running()
+
+
+def test_a_port_another_receiver_listens_on_is_refused_not_shared(tmp_path):
+    process, url = _serve(str(tmp_path / "a.db"), "--workers", "2")
+    try:
+        port = url.split(":")[2].split("/")[0]
+        command = [EXE, "webhooks", "serve", "--port", port, "--db", str(tmp_path / "b.db")]
+        second = subprocess.run(
+            [*command, "--workers", "2"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert second.returncode == 1
+    assert second.stderr.startswith(f"partner-desk webhooks: cannot listen on 127.0.0.1:{port}:")
+    assert "Address already in use" in second.stderr
+
+
+def test_a_store_that_cannot_be_opened_is_said_in_one_line(tmp_path):
+    folder = tmp_path / "a-folder.db"
+    folder.mkdir()
+    for command in (["serve", "--port", "0"], ["list"]):
+        result = subprocess.run(
+            [EXE, "webhooks", *command, "--db", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 1
+        assert result.stderr.startswith(
+            f"partner-desk webhooks: cannot open the event store {folder}"
+        )
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("workers", ["0", "17"])

@@ -23,7 +23,7 @@ def test_a_copy_that_cannot_be_forked_leaves_no_socket_or_pipe_open(monkeypatch)
     try:
         descriptors = len(os.listdir("/proc/self/fd"))
         with pytest.raises(BlockingIOError):
-            workers._start_copy(2, "127.0.0.1", sock, lambda: None, None, [])
+            workers._start_copy(2, "127.0.0.1", sock, lambda: None, None, [], workers.StopRequest())
         assert len(os.listdir("/proc/self/fd")) == descriptors
     finally:
         sock.close()
