@@ -11,15 +11,10 @@ from pathlib import Path
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.core.text import printable
 from app.webhooks.signature import UnusableKey, load_public_key
-from app.webhooks.store import EventStore, default_store_path, open_store
+from app.webhooks.store import StoreError, default_store_path, open_store
 from app.webhooks.workers import serve_forever
 
 MAX_WORKERS = 16  # processes sharing the port; more than the cores only adds switching
-
-
-def _open_store(db: str | None) -> EventStore:
-
-    return open_store(db or default_store_path())
 
 
 def serve(host: str, port: int, public_key: str | None, db: str | None, workers: int) -> int:
@@ -45,7 +40,11 @@ def serve(host: str, port: int, public_key: str | None, db: str | None, workers:
     spec = db or default_store_path()
     # opened once here, so that a store that cannot be opened is said before anything
     # listens; each process then opens its own (a connection does not survive a fork)
-    open_store(spec).close()
+    try:
+        open_store(spec).close()
+    except StoreError as exc:
+        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
     try:
         serve_forever(
             lambda: open_store(spec),
@@ -63,8 +62,10 @@ def serve(host: str, port: int, public_key: str | None, db: str | None, workers:
 
 def list_events(db: str | None, *, as_json: bool) -> int:
 
-    store = _open_store(db)
-    if store is None:
+    try:
+        store = open_store(db or default_store_path())
+    except StoreError as exc:
+        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
         return EXIT_API_FAILURE
     try:
         offset = 0
