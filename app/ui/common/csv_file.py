@@ -214,11 +214,18 @@ def _failure(said: bytes) -> OSError:
 
 
 def _join(files: list[Path]) -> None:
-    """The other files appended to the first, in order."""
-    with files[0].open("ab") as whole:
+    """The other files appended to the first, in order. The first is never created again:
+    cancelled meanwhile, the export has removed it, and this thread, which runs on, must not
+    leave an empty one behind."""
+    with os.fdopen(os.open(files[0], os.O_WRONLY | os.O_APPEND), "ab") as whole:
         for file in files[1:]:
             with file.open("rb") as piece:
                 shutil.copyfileobj(piece, whole, 1 << 20)
+
+
+def _cut(name: str, size: int) -> str:
+    """The name cut to at most ``size`` bytes as the file system holds it."""
+    return os.fsdecode(os.fsencode(name)[:size])
 
 
 def _put_in_place(partial: Path, path: Path) -> None:
@@ -235,7 +242,8 @@ def _partial_beside(path: Path) -> tuple[Path, int]:
     a file truncated and rewritten is flushed to disk whole on close (60 ms of the window's
     time for a million rows, on ext4)."""
     while True:
-        partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+        # at most 255 bytes, as file systems take: a long chosen name is cut in the partial's
+        partial = path.with_name(f".{_cut(path.name, 200)}.{secrets.token_hex(4)}.partial")
         try:
             return partial, os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:

@@ -143,3 +143,17 @@ def test_a_cancelled_export_by_copies_ends_them_and_leaves_the_old_file(qloop, t
     assert target.read_text(encoding="utf-8") == "the export of last week\n"
     assert folder_files(tmp_path) == ["statement.csv"]
     assert set(psutil.Process().children()) <= before  # ended and reaped
+
+
+@pytest.mark.parametrize("in_copies", [False, True])
+def test_a_name_as_long_as_a_file_system_takes_is_written(qloop, tmp_path, in_copies):
+    if in_copies and not forked.AVAILABLE:
+        pytest.skip("forked copies: Linux only")
+    target = tmp_path / ("s" * 251 + ".csv")  # 255 bytes: its partial's name is cut
+    export = (
+        write_csv_in_copies(target, HEADER, parts(2, 100), lambda _d: None)
+        if in_copies
+        else write_csv(target, HEADER, rows(200), lambda _d: None)
+    )
+    assert run_on(qloop, export) == 200
+    assert folder_files(tmp_path) == [target.name]
