@@ -19,6 +19,7 @@ from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.core.csv_export import neutralise_row
+from app.files.whole_file import writable_target
 from app.ui.common import forked
 from app.ui.common.slice_budget import current_budget
 
@@ -94,6 +95,7 @@ async def write_csv(
     would run as a formula is neutralised, unless the rows come ``neutralised`` already."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
+    path = writable_target(path)  # a link's target, written in the link's stead
     partial, descriptor = _partial_beside(path)
     written = 0
     try:
@@ -136,6 +138,7 @@ async def write_csv_in_copies(
     the chosen file as it was and no part left behind."""
     import asyncio  # here, not at the top: the window shows before asyncio loads
 
+    path = writable_target(path)  # a link's target, written in the link's stead
     files: list[Path] = []
     copies: list[forked.Forked] = []
     try:

@@ -157,3 +157,22 @@ def test_a_name_as_long_as_a_file_system_takes_is_written(qloop, tmp_path, in_co
     )
     assert run_on(qloop, export) == 200
     assert folder_files(tmp_path) == [target.name]
+
+
+@pytest.mark.parametrize("in_copies", [False, True])
+def test_an_export_onto_a_link_replaces_the_file_it_points_to(qloop, tmp_path, in_copies):
+    if in_copies and not forked.AVAILABLE:
+        pytest.skip("forked copies: Linux only")
+    target = old_export(tmp_path)
+    link = tmp_path / "latest.csv"
+    link.symlink_to(target.name)
+    export = (
+        write_csv_in_copies(link, HEADER, parts(2, 100), lambda _d: None)
+        if in_copies
+        else write_csv(link, HEADER, rows(200), lambda _d: None)
+    )
+    run_on(qloop, export)
+    assert link.is_symlink() and link.resolve() == target
+    assert len(target.read_text(encoding="utf-8-sig").splitlines()) == 201
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert folder_files(tmp_path) == ["latest.csv", "statement.csv"]
