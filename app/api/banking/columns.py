@@ -47,7 +47,7 @@ _FIELD_NAMES = (
     "reference",
 )
 _FIELDS = itemgetter(*_FIELD_NAMES)
-_ATTRIBUTES = attrgetter(*_FIELD_NAMES)
+_ATTRIBUTE_GETTERS = [attrgetter(name) for name in _FIELD_NAMES]
 _CREDIT = {"credit": 1, "debit": 0}
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -257,7 +257,8 @@ class StatementColumns:
         still not what StatementRecord accepts, such as a date that does not exist."""
         if not records:
             return True
-        return self._take(list(zip(*map(_ATTRIBUTES, records), strict=True)))
+        # a list per field, each in one pass: a tuple per record, transposed, took twice as long
+        return self._take([list(map(get, records)) for get in _ATTRIBUTE_GETTERS])
 
     def add_parsed(self, items: Any) -> bool:
         """Take parsed JSON records when every value is plainly what StatementRecord accepts;
