@@ -240,6 +240,10 @@ class StatementColumns:
         # for the chart: by currency code, the balance after each day's last record
         self.last_balances: dict[int, dict[int, int]] = {}
         self.currency_counts: Counter[int] = Counter()
+        # the greatest amount, and the least and greatest balance, of the rows ever taken (0
+        # among them): a sort knows what its keys span without a pass over a million values
+        self.amounts_high = 0
+        self.balances_low = self.balances_high = 0
         self._ordinals: dict[str, int] = {}  # a date's ordinal, parsed once per date
 
     def __len__(self) -> int:
@@ -368,6 +372,10 @@ class StatementColumns:
                 dictionary.forget_after(count)
             raise
         # from here on nothing can fail
+        if amounts:
+            self.amounts_high = max(self.amounts_high, max(amounts))
+            self.balances_low = min(self.balances_low, min(balances))
+            self.balances_high = max(self.balances_high, max(balances))
         self.days += days
         self.credits += credits
         self.amounts += amounts

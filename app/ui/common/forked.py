@@ -19,7 +19,12 @@ import sys
 from collections.abc import Callable
 
 AVAILABLE = sys.platform.startswith("linux")  # macOS forbids most of its libraries after fork
+if AVAILABLE:
+    import fcntl
 READ_SIZE = 1 << 20
+# the pipe's room: a million sorted rows are 4 MB, which the window reads between its paints
+# (every few milliseconds) — 64 kB at a time, Linux's default, took a quarter of a second
+PIPE_SIZE = 1 << 20
 
 
 class Forked:
@@ -30,6 +35,8 @@ class Forked:
     def __init__(self, work: Callable[[Callable[[bytes], None]], bytes]) -> None:
         """OSError when no pipe or process can be had (nothing is left open then)."""
         read_end, write_end = os.pipe()
+        with contextlib.suppress(OSError):  # a smaller pipe only means more reads
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         try:
             pid = os.fork()
         except OSError:

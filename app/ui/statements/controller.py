@@ -25,7 +25,7 @@ from app.ui.common.csv_file import (
 from app.ui.common.formatting import chosen_currency
 from app.ui.common.slice_budget import current_budget
 from app.ui.shell.areas import AreaContext
-from app.ui.statements.model import COLUMNS
+from app.ui.statements.table_columns import COLUMNS
 from app.ui.statements.view import StatementView
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from app.ui.common.formatting import CURRENCY_CHOICES
 from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
 from app.ui.common.widgets import fit_placeholder
-from app.ui.statements.model import (
+from app.ui.statements.model import StatementModel
+from app.ui.statements.table_columns import (
     ACCOUNT,
     AMOUNT,
     BALANCE,
@@ -37,7 +38,6 @@ from app.ui.statements.model import (
     DESCRIPTION,
     REFERENCE,
     TYPE,
-    StatementModel,
 )
 
 COLUMN_WIDTHS = {

@@ -1,0 +1,245 @@
+"""The order of a statement's rows by a column: worked out by forked copies of the process
+(app.ui.common.forked) while the window paints, or here in slices between its paints.
+
+From `FORK_AT` rows, where forking is possible, the copies sort: a `packable` column
+(app.ui.statements.packed_keys) is cut into key ranges that two copies sort side by side, any
+other column is sorted by one copy in one call. Below that, or when no copy can be had, the
+rows are sorted here: runs sorted one at a time, then merged a part at a time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from array import array
+from collections.abc import Callable, Generator
+from functools import partial
+from typing import Any, NamedTuple
+
+from app.api.banking.columns import StatementColumns, TextColumn
+from app.ui.common import forked
+from app.ui.common.sliced import WAITING
+from app.ui.statements.packed_keys import ordered_part, packable, packed_keys, text_ranks
+from app.ui.statements.table_columns import (
+    ACCOUNT,
+    AMOUNT,
+    BALANCE,
+    COUNTERPARTY,
+    CURRENCY,
+    DATE,
+    DESCRIPTION,
+    REFERENCE,
+    TYPE,
+)
+
+STEP = 8192  # rows between two looks at the clock
+RUN = 16384  # rows sorted in one go (about 12 ms); the runs are then merged a step at a time
+FORK_AT = 100_000  # rows from which forked copies sort, where they can
+PARTS = 2 if (os.cpu_count() or 1) > 1 else 1  # copies sorting a packable column side by side
+_CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
+
+
+def rows_in_order(
+    data: StatementColumns, rows: array[int], column: int, descending: bool
+) -> Generator[object, None, array[int]]:
+    """The rows sorted by the column (-1: booking order), a step at a time: stable, so
+    equal values keep their booking order either way."""
+    if forked.AVAILABLE and len(rows) >= FORK_AT:
+        in_copies = yield from _sorted_in_copies(data, rows, column, descending)
+        if in_copies is not None:
+            return in_copies
+    return (yield from _sorted(rows, sort_keys(data, column, descending), descending))
+
+
+def _sorted_in_copies(
+    data: StatementColumns, rows: array[int], column: int, descending: bool
+) -> Generator[object, None, array[int] | None]:
+    """The rows in order, worked out by forked copies while the window waits and paints:
+    no stall, and a packable column in less time than Python's sort takes over the column's
+    values alone. None when a copy failed: the rows are then sorted here."""
+    if packable(data, column):
+        parts = PARTS
+        every = len(rows) == len(data)  # then the rows are all the rows, in some order
+
+        def work(part: int, _say: Callable[[bytes], None]) -> bytes:
+            keys = packed_keys(data, column, descending)
+            return ordered_part(keys, None if every else rows, part, parts)
+
+        works: list[Callable[[Callable[[bytes], None]], bytes]]
+        works = [partial(work, part) for part in range(parts)]
+    else:
+
+        def one_call(_say: Callable[[bytes], None]) -> bytes:
+            values = sort_keys(data, column, descending).every_value()
+            # a stable sort of the rows in booking order: equal values keep it, either way
+            ordered = sorted(sorted(rows), key=values.__getitem__, reverse=descending)
+            return array("I", ordered).tobytes()
+
+        works = [one_call]
+    copies: list[forked.Forked] = []
+    try:
+        try:
+            for work_part in works:
+                copies.append(forked.Forked(work_part))
+        except OSError:  # no process or pipe to be had (a limit reached): sorted here
+            return None
+        while not all([copy.poll() for copy in copies]):  # noqa: C419 - every copy read, none left blocked on a full pipe
+            yield WAITING
+    finally:
+        for copy in copies:
+            copy.cancel()  # stopped (a new sort, a new load): the copy is ended, not waited for
+    written = [copy.result() for copy in copies]
+    result = array("I")
+    for part in written:
+        if part is None:
+            return None
+        result.frombytes(part)
+    return result if len(result) == len(rows) else None
+
+
+class SortKeys(NamedTuple):
+    keys_of: Callable[[array[int]], list[Any]]  # each row's key, the row within it
+    rows_of: Callable[[list[Any]], list[int]]  # the rows back from their keys
+    every_value: Callable[[], list[Any]]  # every row's value alone, in row order
+
+
+def sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys:
+    """How to make the sort keys of some rows, and how to read the rows back from keys. A
+    key ends with the row (from the end when descending, as the result is then reversed), so
+    equal values keep their booking order either way. Integer keys are kept as small as the
+    column's values allow: small integers compare fastest."""
+    bits = max(len(data), 1).bit_length()
+    last = (1 << bits) - 1
+    flip = last if descending else 0
+
+    def ints(
+        primaries: Callable[[array[int]], list[int]], every: Callable[[], list[int]]
+    ) -> SortKeys:
+        def keys(rows: array[int]) -> list[Any]:
+            return [
+                (primary << bits) | (row ^ flip)
+                for primary, row in zip(primaries(rows), rows, strict=True)
+            ]
+
+        def rows_of(keys: list[int]) -> list[int]:
+            if not flip:
+                return [key & last for key in keys]
+            return [(key & last) ^ flip for key in keys]
+
+        return SortKeys(keys, rows_of, every)
+
+    def texts(texts: TextColumn) -> SortKeys:
+        text = texts.__getitem__
+
+        # one string a row, the text then the row: a million strings give the collector
+        # nothing to walk, where a million tuples would (NUL sorts before any letter, so a
+        # text sorts before the longer texts it begins)
+        def keys(rows: array[int]) -> list[Any]:
+            return [f"{text(row).casefold()}\0{row ^ flip:08x}" for row in rows]
+
+        def rows_of(keys: list[str]) -> list[int]:
+            return [int(key[-8:], 16) ^ flip for key in keys]
+
+        def every() -> list[Any]:
+            return [value.casefold() for value in texts.texts_of(array("I", range(len(data))))]
+
+        return SortKeys(keys, rows_of, every)
+
+    def column_of(values: Any) -> Callable[[array[int]], list[int]]:
+        return lambda rows: [values[row] for row in rows]
+
+    if column < 0:
+        return ints(lambda rows: [0] * len(rows), lambda: [0] * len(data))
+    if column == DATE:
+        return ints(column_of(data.days), data.days.tolist)
+    if column in (AMOUNT, BALANCE):
+        # amounts of different currencies are not comparable: by currency, then amount
+        codes = data.currencies.codes
+        rank = text_ranks(data.currencies.values, casefold=False)
+        if column == AMOUNT:  # the amounts are unsigned: credits above, debits below
+            top = data.amounts_high
+            low, span = -top, 2 * top + 1
+        else:
+            low, span = data.balances_low, data.balances_high - data.balances_low + 1
+        place = [code_rank * span - low for code_rank in rank]  # a currency's first key
+
+        def amounts(rows: array[int]) -> list[int]:
+            amounts, credits = data.amounts, data.credits
+            return [
+                place[codes[row]] + (amounts[row] if credits[row] else -amounts[row])
+                for row in rows
+            ]
+
+        def balances(rows: array[int]) -> list[int]:
+            return [place[codes[row]] + data.balances[row] for row in rows]
+
+        # every row's, the columns zipped: a third of the time of a look-up by row
+        def every_amount() -> list[int]:
+            return [
+                place[code] + (amount if credit else -amount)
+                for amount, credit, code in zip(data.amounts, data.credits, codes, strict=True)
+            ]
+
+        def every_balance() -> list[int]:
+            return [
+                place[code] + balance for balance, code in zip(data.balances, codes, strict=True)
+            ]
+
+        if column == AMOUNT:
+            return ints(amounts, every_amount)
+        return ints(balances, every_balance)
+    dictionaries = {
+        TYPE: data.types,
+        CURRENCY: data.currencies,
+        COUNTERPARTY: data.counterparty_names,
+        ACCOUNT: data.counterparty_accounts,
+    }
+    if column in dictionaries:
+        dictionary = dictionaries[column]
+        rank = text_ranks(dictionary.values, casefold=True)
+        codes = dictionary.codes
+        return ints(
+            lambda rows: [rank[codes[row]] for row in rows],
+            lambda: list(map(rank.__getitem__, codes)),
+        )
+    return texts({DESCRIPTION: data.descriptions, REFERENCE: data.references}[column])
+
+
+def _sorted(
+    rows: array[int], sort_keys: SortKeys, descending: bool
+) -> Generator[None, None, array[int]]:
+    """The rows in key order: runs sorted one at a time, then merged a part at a time. The
+    parts are cut at keys sampled from the runs, so that each part is the keys between two
+    cuts from every run, which one sort (merging sorted runs is what it does fastest) puts
+    in order; the parts follow each other. A merge a key at a time took three times longer."""
+    keys_of, rows_of = sort_keys.keys_of, sort_keys.rows_of
+    runs = []
+    for low in range(0, len(rows), RUN):
+        run: list[Any] = []
+        for start in range(low, min(low + RUN, len(rows)), STEP):
+            run += keys_of(rows[start : min(start + STEP, low + RUN)])
+            yield
+        run.sort()
+        runs.append(run)
+        yield
+    sample = sorted(run[len(run) * i // _CUTS] for run in runs for i in range(1, _CUTS))
+    # parts of about a quarter of a run: a part's sort and its rows read back are a step each, so
+    # no step of the merge takes much longer than a run's own sort
+    parts = max(4 * len(runs), 1)
+    cuts = [sample[len(sample) * i // parts] for i in range(1, parts)] if sample else []
+    bounds = [[0, *(bisect.bisect_left(run, cut) for cut in cuts), len(run)] for run in runs]
+    result = array("I")
+    for part in range(parts):
+        keys: list[Any] = []
+        for run, edges in zip(runs, bounds, strict=True):
+            keys += run[edges[part] : edges[part + 1]]
+        keys.sort()
+        yield
+        result.extend(rows_of(keys))
+        yield
+    while runs:  # a run at a time: a million keys freed at once would stall the window
+        runs.pop()
+        yield
+    if descending:
+        result.reverse()
+    return result
