@@ -190,7 +190,10 @@ class StatementModel(ReadOnlyTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort by a column; column -1 (no sort indicator) is the booking order again."""
-        self._sort = None if column < 0 else (column, order)
+        wanted = None if column < 0 else (column, order)
+        if wanted == self._sort and self._work.running:
+            return  # asked again while worked out (QTableView.sortByColumn asks twice)
+        self._sort = wanted
         self._arrange(search_again=False)
 
     # -- search

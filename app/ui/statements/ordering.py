@@ -81,6 +81,7 @@ def _sorted_in_copies(
         try:
             for work_part in works:
                 copies.append(forked.Forked(work_part))
+                yield WAITING  # a fork of a big process takes milliseconds: one a step
         except OSError:  # no process or pipe to be had (a limit reached): sorted here
             return None
         while not all([copy.poll() for copy in copies]):  # noqa: C419 - every copy read, none left blocked on a full pipe
