@@ -79,12 +79,13 @@ def _sorted_in_copies(
     copies: list[forked.Forked] = []
     try:
         try:
+            # all in one step: rows arriving between two forks would give the copies
+            # different columns, and their parts would not fit together
             for work_part in works:
                 copies.append(forked.Forked(work_part))
-                yield WAITING  # a fork of a big process takes milliseconds: one a step
         except OSError:  # no process or pipe to be had (a limit reached): sorted here
             return None
-        while not all([copy.poll() for copy in copies]):  # noqa: C419 - every copy read, none left blocked on a full pipe
+        while sum(copy.poll() for copy in copies) < len(copies):  # each read, none left blocked
             yield WAITING
     finally:
         for copy in copies:

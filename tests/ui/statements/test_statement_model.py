@@ -252,27 +252,38 @@ def test_packed_keys_sorted_in_any_number_of_parts_match_a_plain_sort(
 
 
 @pytest.mark.parametrize(
-    ("column", "odd"),
+    ("column", "odd", "made"),
     [
-        (AMOUNT, {"amount": 2**32}),  # past 32 bits
-        (BALANCE, {"balance_after": -(2**31) - 1}),
-        (AMOUNT, {"currency": "C31"}),  # a 32nd currency: more groups than a key holds
+        (AMOUNT, {"amount": 2**32 - 1}, 2),  # the most 32 bits hold
+        (AMOUNT, {"amount": 2**32}, 1),  # past 32 bits: one copy, the general way
+        (BALANCE, {"balance_after": -(2**31)}, 2),
+        (BALANCE, {"balance_after": 2**31 - 1}, 2),
+        (BALANCE, {"balance_after": -(2**31) - 1}, 1),
+        (BALANCE, {"balance_after": 2**31}, 1),
+        (AMOUNT, {"currency": "C30"}, 2),  # 31 currencies: 62 groups, the most a key holds
+        (AMOUNT, {"currency": "C31"}, 1),  # a 32nd currency
     ],
 )
-def test_a_column_past_what_a_packed_key_holds_is_sorted_by_one_copy(qtbot, copies, column, odd):
+@pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
+def test_values_at_and_past_what_a_packed_key_holds_sort_right(
+    qtbot, copies, column, odd, made, order
+):
     records = many(30_000)
-    currencies = [{"currency": f"C{n:02d}"} for n in range(31)] if "currency" in odd else [{}]
+    # the currencies before the odd one: C00 up to it, none of many()'s left
+    before = int(odd["currency"][1:]) if "currency" in odd else 0
+    currencies = [{"currency": f"C{n:02d}"} for n in range(before)] or [{}]
     records = [
-        {**record, **currencies[n % len(currencies)], **(odd if n == 17 else {})}
+        {**record, **currencies[n % len(currencies)], **(odd if n in (17, 29_000) else {})}
         for n, record in enumerate(records)
     ]
     model = StatementModel()
     model.add_records(records)
-    model.sort(column, Qt.SortOrder.DescendingOrder)
+    model.sort(column, order)
     settle(qtbot, model)
-    assert len(copies) == 1
-    assert copies[0].result() is not None
-    expected = sorted(records, key=REFERENCE_KEYS[column], reverse=True)
+    assert len(copies) == made
+    assert all(copy.result() is not None for copy in copies)
+    descending = order == Qt.SortOrder.DescendingOrder
+    expected = sorted(records, key=REFERENCE_KEYS[column], reverse=descending)
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
@@ -309,7 +320,7 @@ def test_a_forked_sort_of_the_rows_found_and_a_sort_that_replaces_it(qtbot, copi
     found = [r for r in records if r["description"] == "Fuel"]
     expected = sorted(found, key=REFERENCE_KEYS[DESCRIPTION])
     assert shown_references(model) == [r["reference"] for r in expected]
-    assert len(copies) == 2  # the amounts' first (a fork a step: no second), the descriptions'
+    assert len(copies) == 3  # two for the amounts, one for the descriptions
     assert set(psutil.Process().children()) <= before  # none left running or unreaped
 
 
@@ -352,6 +363,23 @@ def test_rows_arriving_during_a_sort_wait_and_are_then_placed(qtbot, one_step_sl
     assert model.rowCount() == 40_000  # the newcomers wait for the sort
     settle(qtbot, model)
     expected = sorted(records, key=REFERENCE_KEYS[AMOUNT], reverse=True)
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
+def test_rows_arriving_while_copies_sort_wait_and_are_then_placed(qtbot, copies):
+    """The copies sort the rows there were when they were forked; rows arriving meanwhile,
+    in a currency not seen before, are placed once the copies are done."""
+    records = many(50_000)
+    newcomers = [{**record, "currency": "CHF"} for record in records[40_000:]]
+    model = StatementModel()
+    model.add_records(records[:40_000])
+    model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
+    assert model.busy and len(copies) == 2
+    model.add_records(newcomers)
+    assert model.rowCount() == 40_000  # the newcomers wait for the sort
+    settle(qtbot, model)
+    assert all(copy.result() is not None for copy in copies[:2])
+    expected = sorted(records[:40_000] + newcomers, key=REFERENCE_KEYS[AMOUNT], reverse=True)
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
