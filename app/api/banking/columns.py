@@ -133,7 +133,9 @@ class TextColumn:
             text = "".join(values)
         except TypeError:  # not all strings
             raise Unplain from None
-        return text, array("q", accumulate(map(len, values), initial=0)), nones
+        # 4-byte offsets: half the memory, and made in half the time, of 8-byte ones
+        typecode = "I" if len(text) < 1 << 32 else "q"
+        return text, array(typecode, accumulate(map(len, values), initial=0)), nones
 
     def append(self, prepared: Prepared) -> None:
         text, offsets, nones = prepared
