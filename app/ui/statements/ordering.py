@@ -35,7 +35,8 @@ from app.ui.statements.table_columns import (
 STEP = 8192  # rows between two looks at the clock
 RUN = 16384  # rows sorted in one go (about 12 ms); the runs are then merged a step at a time
 FORK_AT = 100_000  # rows from which forked copies sort, where they can
-PARTS = 2 if (os.cpu_count() or 1) > 1 else 1  # copies sorting a packable column side by side
+# copies sorting a packable column side by side: two where there are two cores to run on
+PARTS = 2 if forked.AVAILABLE and len(os.sched_getaffinity(0)) > 1 else 1
 _CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
 
 
