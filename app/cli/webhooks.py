@@ -11,7 +11,7 @@ from pathlib import Path
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.core.text import printable
 from app.webhooks.signature import UnusableKey, load_public_key
-from app.webhooks.store import StoreError, default_store_path, open_store
+from app.webhooks.store import StoreError, StoreMissing, default_store_path, open_store
 from app.webhooks.workers import serve_forever
 
 MAX_WORKERS = 16  # processes sharing the port; more than the cores only adds switching
@@ -63,7 +63,12 @@ def serve(host: str, port: int, public_key: str | None, db: str | None, workers:
 def list_events(db: str | None, *, as_json: bool) -> int:
 
     try:
-        store = open_store(db or default_store_path())
+        store = open_store(db or default_store_path(), create=False)
+    except StoreMissing as exc:
+        if db is None:
+            return 0  # nothing received yet on this computer: nothing to list
+        print(f"partner-desk webhooks: {exc}", file=sys.stderr)
+        return EXIT_API_FAILURE
     except StoreError as exc:
         print(f"partner-desk webhooks: {exc}", file=sys.stderr)
         return EXIT_API_FAILURE

@@ -71,6 +71,10 @@ class StoreError(Exception):
     """The store cannot be opened or used; the message says why."""
 
 
+class StoreMissing(StoreError):
+    """A store only read (``create=False``) does not exist: nothing was created."""
+
+
 class StoreUnavailable(StoreError):
     """The store cannot be reached, or did not answer in time: nothing was stored, and the
     same call may succeed later."""
@@ -182,17 +186,26 @@ def _order(newest_first: bool) -> str:
 
 
 class SqliteStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """``create``: make the file (and its folder) when there is none; else StoreMissing."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                where: str | Path = path
+            else:  # opened only if it is there: a listing never leaves a file behind
+                where = path.absolute().as_uri() + "?mode=rw"
+            self._db = sqlite3.connect(
+                where, check_same_thread=False, isolation_level=None, uri=not create
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")  # a commit is on disk when it returns
             self._db.execute(f"PRAGMA busy_timeout={int(WAIT_SECONDS * 1000)}")
             self._db.execute(_SCHEMA)
             self._db.execute(_INDEX)
         except (OSError, sqlite3.Error) as exc:
+            if not create and not path.exists():
+                raise StoreMissing(f"there is no event store at {path}") from None
             raise StoreError(f"cannot open the event store {path}: {exc}") from None
         self._lock = threading.Lock()
 
@@ -388,12 +401,13 @@ def _sqlite_unavailable(path: Path) -> Iterator[None]:
         raise StoreUnavailable(f"the event store {path} is unavailable: {exc}") from None
 
 
-def open_store(spec: str | Path) -> EventStore:
-    """A ``postgresql://`` (or ``postgres://``) URL, or a SQLite file's path."""
+def open_store(spec: str | Path, *, create: bool = True) -> EventStore:
+    """A ``postgresql://`` (or ``postgres://``) URL, or a SQLite file's path (made when
+    there is none unless ``create`` is false: then StoreMissing)."""
     text = str(spec)
     if text.startswith(("postgresql://", "postgres://")):
         return PostgresStore(text)
-    return SqliteStore(Path(text).expanduser())
+    return SqliteStore(Path(text).expanduser(), create=create)
 
 
 def default_store_path() -> Path:

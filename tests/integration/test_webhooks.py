@@ -605,6 +605,28 @@ def test_a_store_that_cannot_be_opened_is_said_in_one_line(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+def test_listing_a_store_that_is_not_there_creates_nothing(tmp_path):
+    missing = tmp_path / "no-folder" / "events.db"
+    result = subprocess.run(
+        [EXE, "webhooks", "list", "--db", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr == f"partner-desk webhooks: there is no event store at {missing}\n"
+    assert not missing.parent.exists()
+
+
+def test_listing_before_anything_was_received_lists_nothing_and_creates_nothing(tmp_path):
+    home = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    result = subprocess.run(
+        [EXE, "webhooks", "list"], capture_output=True, text=True, timeout=60, env=home
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert list(tmp_path.rglob("*.db")) == []
+
+
 @pytest.mark.parametrize("workers", ["0", "17"])
 def test_a_number_of_workers_out_of_range_is_refused(tmp_path, workers):
     command = [EXE, "webhooks", "serve", "--port", "0", "--db", str(tmp_path / "e.db")]
