@@ -87,6 +87,7 @@ def serve_forever(
     sock = bind(host, port, shared=workers > 1)
     url = listening_url(host, sock)
     copies: list[tuple[int, int]] = []  # each copy's process and the pipe end it watches
+    stopping = threading.Event()  # the first process is ending: its copies end with it
     stop = StopRequest()  # the copies inherit it, each its own
     previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -100,6 +101,7 @@ def serve_forever(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
                 )
                 break
+        _watch_copies(copies, stopping)  # threads only now: every copy is forked
         store = open_store()
         try:
             stop.serve(
@@ -110,6 +112,7 @@ def serve_forever(
         finally:
             store.close()
     finally:
+        stopping.set()
         for sign, handler in previous.items():
             signal.signal(sign, handler)
         sock.close()
@@ -192,6 +195,30 @@ def _serve_copy(
         stop.serve(server, sock, started)
     finally:
         store.close()
+
+
+def _watch_copies(copies: list[tuple[int, int]], stopping: threading.Event) -> None:
+    """Say in the log when a copy ends while the first process serves on (killed, or failed):
+    the others go on serving the port, one process fewer."""
+
+    def watch(number: int, pid: int) -> None:
+        try:
+            _pid, status = os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped by the stop
+            return
+        if stopping.is_set():
+            return
+        code = os.waitstatus_to_exitcode(status)
+        how = f"exit status {code}"
+        if code < 0:
+            with contextlib.suppress(ValueError):  # a signal with no name keeps its number
+                how = f"killed by {signal.Signals(-code).name}"
+        log.warning("worker %d ended on its own (%s): the others serve on", number, how)
+
+    for number, (pid, _held) in enumerate(copies, start=2):
+        watcher = threading.Thread(target=watch, args=(number, pid), name=f"worker-{number}-watch")
+        watcher.daemon = True  # never holds the first process's exit
+        watcher.start()
 
 
 def _stop_copies(copies: list[tuple[int, int]]) -> None:

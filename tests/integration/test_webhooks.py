@@ -4,9 +4,11 @@ its store on SQLite and on a real PostgreSQL server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
@@ -544,6 +546,46 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     process.communicate(timeout=30)  # its output ends once the copy, which shares it, ends
     copy.wait(timeout=30)
     assert not copy.is_running()
+
+
+def _log_line(process: subprocess.Popen[str], text: str) -> str:
+    """The receiver's first log line holding ``text`` (the log is read on a thread of its
+    own, so that a line never said fails the test within a bound instead of hanging it)."""
+    lines: queue.Queue[str] = queue.Queue()
+    stream = process.stderr
+    assert stream is not None
+
+    def read() -> None:
+        with contextlib.suppress(ValueError, OSError):  # closed by communicate() at the end
+            for line in stream:
+                lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        try:
+            line = lines.get(timeout=60)  # a bound, not a measure
+        except queue.Empty:
+            raise AssertionError(f"the receiver said nothing with {text!r}") from None
+        if text in line:
+            return line
+
+
+def test_a_copy_killed_on_its_own_is_said_and_the_first_process_serves_on(tmp_path):
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    try:
+        (copy,) = psutil.Process(process.pid).children()
+        copy.kill()
+        copy.wait(timeout=30)
+        said = _log_line(process, "worker 2 ended")
+        assert said.rstrip().endswith(
+            "webhooks WARNING worker 2 ended on its own (killed by SIGKILL): the others serve on"
+        )
+        answers = [post(url, event_body(), signed=False).status_code for _ in range(5)]
+        assert answers == [200] * 5  # the first process alone, on the same port
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert process.returncode == 0
 
 
 def test_a_stop_asked_for_while_the_copies_start_ends_every_process_at_once(tmp_path):
