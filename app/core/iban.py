@@ -39,6 +39,14 @@ def normalize(text: str) -> str:
     return "".join(text.split()).upper()
 
 
+def iban_length(country: str) -> int | None:
+    """How many characters the IBANs of that country code have; None when it has none."""
+    try:
+        return int(registry.get_iban_spec(country.upper()).iban_length)
+    except (KeyError, SchwiftyException):
+        return None
+
+
 def validate(text: str) -> IbanInfo:
     """Validate an IBAN offline; raises IbanError with a message naming what is wrong."""
     compact = normalize(text)

@@ -34,8 +34,13 @@ def target_of(text: str) -> Target | str:
     if len(typed) > TEXT_MAX:
         return f"At most {TEXT_MAX} characters ({len(typed)} now)"
     compact = "".join(typed.split()).upper()
+    # a request ID (32 hex digits) can begin like an IBAN, "eb43…": only a length its
+    # country's IBANs have, or a text no ID can be (spaces), makes it one
     if IBAN_SHAPE.fullmatch(compact):
-        return Target("iban", compact)
+        from app.core.iban import iban_length  # the registry: loaded when first needed
+
+        if iban_length(compact[:2]) == len(compact) or not ID_SHAPE.fullmatch(typed):
+            return Target("iban", compact)
     if "@" in typed:
         if not EMAIL_SHAPE.fullmatch(typed):
             return f"{typed[:60]!r} is not an e-mail address like name@example.com"

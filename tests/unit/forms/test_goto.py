@@ -7,6 +7,22 @@ def test_an_iban_with_spaces_and_any_case_is_an_iban():
     assert target_of("  lt59 4010 0000 0000 0001 ") == Target("iban", "LT594010000000000001")
 
 
+def test_a_request_id_that_begins_like_an_iban_is_an_id():
+    # 32 hex digits, "eb43…": IBAN-shaped, but no country's IBANs are written so
+    assert target_of("eb43c4e374454c259fda7cfdef2caea2") == Target(
+        "id", "eb43c4e374454c259fda7cfdef2caea2"
+    )
+    assert target_of("de89c4e374454c259fda7cfdef2caea2") == Target(
+        "id",
+        "de89c4e374454c259fda7cfdef2caea2",  # a country, not its IBANs' length
+    )
+    # an IBAN is one whatever is wrong in it, so that its check says what
+    assert target_of("DE89370400440532013000") == Target("iban", "DE89370400440532013000")
+    assert target_of("DE00370400440532013000") == Target("iban", "DE00370400440532013000")
+    assert target_of("DE89 3704 0044 0532 0130") == Target("iban", "DE893704004405320130")
+    assert target_of("XX89 3704 0044 0532 0130 00") == Target("iban", "XX89370400440532013000")
+
+
 def test_an_email_an_id_and_what_is_neither():
     assert target_of("Ruta@Example.LT") == Target("email", "ruta@example.lt")
     assert target_of("C0000001") == Target("id", "C0000001")
