@@ -70,6 +70,7 @@ class StatementModel(ReadOnlyTableModel):
         self._search = Search(self._data, "")
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._searching = False  # a search is being worked out
+        self._arranging: array[int] | None = None  # the rows a sort being worked out orders
         self._place_all = False  # every waiting row is to be placed once the work is done
         self._formatted: dict[int, tuple[str, ...]] = {}  # the rows lately shown
         self._work = SlicedWork(self)
@@ -81,6 +82,7 @@ class StatementModel(ReadOnlyTableModel):
     def clear(self) -> None:
         self._work.stop()
         self._searching = self._place_all = False
+        self._arranging = None
         self.beginResetModel()
         # an active search keeps filtering the rows of the next load
         self._data = StatementColumns()
@@ -213,7 +215,11 @@ class StatementModel(ReadOnlyTableModel):
         search_again = search_again or self._searching
         self._searching = search_again
         loaded = len(self._data)
-        rows = None if search_again else self._order + self._pending
+        # a sort asked for while another is worked out starts from the rows given to that
+        # one (those shown and those that were waiting), not from those shown alone
+        shown = self._arranging if self._arranging is not None else self._order
+        rows = None if search_again else shown + self._pending
+        self._arranging = rows
         self._pending = array("I")
         what = "Searching…" if search_again else "Sorting…"
         self._work.start(what, self._rows_in_order(rows, loaded), self._show)
@@ -233,6 +239,7 @@ class StatementModel(ReadOnlyTableModel):
 
     def _show(self, rows: array[int]) -> None:
         self._searching = False
+        self._arranging = None
         if len(rows) == len(self._order):
             self.layoutAboutToBeChanged.emit()
             self._order = rows

@@ -383,6 +383,27 @@ def test_rows_arriving_while_copies_sort_wait_and_are_then_placed(qtbot, copies)
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
+@pytest.mark.parametrize("how", ["copies", "one_step_slices"])
+def test_a_new_sort_while_arrived_rows_are_being_placed_keeps_them(qtbot, request, how):
+    """Rows that arrived into a sorted table are handed to the work that places them; a sort
+    asked for meanwhile starts from those rows too (it used to start from the rows shown
+    alone, and the newcomers were never shown)."""
+    request.getfixturevalue(how)
+    records = many(50_000)
+    model = StatementModel()
+    model.add_records(records[:30_000])
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, model)
+    model.storage.add_records(records[30_000:])  # as a load adds a piece: then tells the model
+    model.rows_arrived()  # 20,000 waiting, over half of those shown: placed by a new sort
+    assert model.busy
+    model.sort(BALANCE, Qt.SortOrder.DescendingOrder)  # the user clicks another column
+    settle(qtbot, model)
+    assert model.rowCount() == 50_000
+    expected = sorted(records, key=REFERENCE_KEYS[BALANCE], reverse=True)
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
 def test_a_new_search_stops_the_one_running_and_rows_arriving_are_searched(qtbot, one_step_slices):
     records = many(60_000)
     model = StatementModel()
