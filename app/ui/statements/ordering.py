@@ -38,6 +38,8 @@ FORK_AT = 100_000  # rows from which forked copies sort, where they can
 # copies sorting a packable column side by side: two where there are two cores to run on
 PARTS = 2 if forked.AVAILABLE and len(os.sched_getaffinity(0)) > 1 else 1
 _CUTS = 16  # keys sampled from each sorted run to cut the merge into parts
+_NUL = "\0"
+_NUL_IN_TEXT = "\0\U0010ffff"
 
 
 def rows_in_order(
@@ -136,9 +138,13 @@ def sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys
 
         # one string a row, the text then the row: a million strings give the collector
         # nothing to walk, where a million tuples would (NUL sorts before any letter, so a
-        # text sorts before the longer texts it begins)
+        # text sorts before the longer texts it begins; a NUL of the text itself is followed
+        # by the greatest character, so that it sorts after the row's digits)
         def keys(rows: array[int]) -> list[Any]:
-            return [f"{text(row).casefold()}\0{row ^ flip:08x}" for row in rows]
+            return [
+                f"{text(row).casefold().replace(_NUL, _NUL_IN_TEXT)}\0{row ^ flip:08x}"
+                for row in rows
+            ]
 
         def rows_of(keys: list[str]) -> list[int]:
             return [int(key[-8:], 16) ^ flip for key in keys]

@@ -50,13 +50,19 @@ _ROW_MIDDLE = bytes(middle for middle in range(256) for _low in range(256))  # o
 
 
 def text_ranks(values: list[str | None], *, casefold: bool) -> list[int]:
-    """Each dictionary code's place among the values in text order."""
-    ordered = sorted(
-        range(len(values)),
-        key=lambda code: (values[code] or "").casefold() if casefold else values[code] or "",
-    )
+    """Each dictionary code's place among the values in text order; values that read the
+    same (None and "", and with ``casefold`` "Shop" and "SHOP") share a place, so that their
+    rows keep booking order among themselves."""
+
+    def text(code: int) -> str:
+        value = values[code] or ""
+        return value.casefold() if casefold else value
+
     rank = [0] * len(values)
-    for place, code in enumerate(ordered):
+    place, previous = -1, None
+    for code in sorted(range(len(values)), key=text):
+        if text(code) != previous:
+            place, previous = place + 1, text(code)
         rank[code] = place
     return rank
 

@@ -404,6 +404,30 @@ def test_a_new_sort_while_arrived_rows_are_being_placed_keeps_them(qtbot, reques
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
+@pytest.mark.parametrize("forked_copies", [False, True])
+@pytest.mark.parametrize("order", [Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder])
+def test_values_that_read_the_same_keep_booking_order(qtbot, request, forked_copies, order):
+    """ "Shop", "shop" and "SHOP" are one value to a sort, as are a missing counterparty and an
+    empty one; a NUL in a text sorts as the character it is, before any other."""
+    if forked_copies:
+        request.getfixturevalue("copies")
+    kinds = ["shop", "Shop", "shop", "SHOP", "Shop", "atm"]
+    names = ["acme", None, "", "ACME", "Acme", "Bolt"]
+    texts = ["a", "a\0", "a\0!", "A", "a\0", "b"]
+    records = [
+        {**record, "type": kind, "counterparty_name": name, "description": text}
+        for record, kind, name, text in zip(many(6), kinds, names, texts, strict=True)
+    ]
+    model = StatementModel()
+    model.add_records(records)
+    descending = order == Qt.SortOrder.DescendingOrder
+    for column in (TYPE, COUNTERPARTY, DESCRIPTION):
+        model.sort(column, order)
+        settle(qtbot, model)
+        expected = sorted(records, key=REFERENCE_KEYS[column], reverse=descending)
+        assert shown_references(model) == [r["reference"] for r in expected], column
+
+
 def test_a_new_search_stops_the_one_running_and_rows_arriving_are_searched(qtbot, one_step_slices):
     records = many(60_000)
     model = StatementModel()
