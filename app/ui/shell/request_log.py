@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QDockWidget, QHeaderView, QTableView, QWidget
 
 from app.ui.common.names import named
@@ -79,10 +79,11 @@ class RequestLogModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (STATUS, LATENCY):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == STATUS:
+            # a QColor: a Qt.GlobalColor reaches the delegate as a number it does not paint
             if exchange.cancelled:
-                return Qt.GlobalColor.darkGray
+                return QColor(Qt.GlobalColor.darkGray)
             failed = exchange.status is None or exchange.status >= 400
-            return Qt.GlobalColor.darkRed if failed else None
+            return QColor(Qt.GlobalColor.darkRed) if failed else None
         return None
 
 

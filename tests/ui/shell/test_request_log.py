@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from app.api.http import Exchange
 from app.ui.shell.request_log import STATUS, RequestLogModel
@@ -23,6 +25,14 @@ def exchange(**changes):
     return Exchange(**{**values, **changes})
 
 
+def painted_colour(model: RequestLogModel, row: int | None) -> str:
+    """The colour the view's delegate paints the status cell's text in."""
+    option = QStyleOptionViewItem()
+    index = model.index(row, STATUS) if row is not None else QModelIndex()
+    QStyledItemDelegate().initStyleOption(option, index)
+    return option.palette.color(QPalette.ColorRole.Text).name()
+
+
 def test_a_cancelled_call_is_listed_and_marked_as_cancelled(qapp):
     model = RequestLogModel()
     model.append(exchange())
@@ -30,5 +40,6 @@ def test_a_cancelled_call_is_listed_and_marked_as_cancelled(qapp):
     model.append(exchange(status=None, request_id="r-3", error="Cannot reach the bank", attempt=2))
     statuses = [model.data(model.index(row, STATUS)) for row in range(3)]
     assert statuses == ["200", "cancelled", "Cannot reach the bank (try 2)"]
-    colour = model.data(model.index(1, STATUS), Qt.ItemDataRole.ForegroundRole)
-    assert colour == Qt.GlobalColor.darkGray  # given up, not failed
+    assert painted_colour(model, 1) == "#808080"  # given up, not failed: grey
+    assert painted_colour(model, 2) == "#800000"  # failed: dark red
+    assert painted_colour(model, 0) == painted_colour(RequestLogModel(), None)  # the usual
