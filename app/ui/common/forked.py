@@ -25,6 +25,7 @@ READ_SIZE = 1 << 20
 # the pipe's room: a million sorted rows are 4 MB, which the window reads between its paints
 # (every few milliseconds) — 64 kB at a time, Linux's default, took a quarter of a second
 PIPE_SIZE = 1 << 20
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 class Forked:
@@ -34,6 +35,7 @@ class Forked:
 
     def __init__(self, work: Callable[[Callable[[bytes], None]], bytes]) -> None:
         """OSError when no pipe or process can be had (nothing is left open then)."""
+        parent = os.getpid()
         read_end, write_end = os.pipe()
         with contextlib.suppress(OSError):  # a smaller pipe only means more reads
             fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
@@ -48,6 +50,7 @@ class Forked:
             try:
                 gc.disable()
                 os.close(read_end)
+                _end_with(parent)
                 _write_all(write_end, work(lambda said: _write_all(write_end, said)))
                 code = 0
             finally:
@@ -78,6 +81,14 @@ class Forked:
         self._succeeded = os.waitstatus_to_exitcode(status) == 0
         return True
 
+    def wait(self) -> bytes | None:
+        """Read until the copy has ended, blocking (in a copy, which has no window to keep
+        painting): what `result` then is."""
+        if self._pid is not None:
+            os.set_blocking(self._pipe, True)
+            self.poll()
+        return self.result()
+
     def received(self) -> bytes:
         """What the copy has written so far (read by `poll`)."""
         return b"".join(self._parts)
@@ -95,6 +106,18 @@ class Forked:
         os.close(self._pipe)
         os.waitpid(self._pid, 0)
         self._pid = None
+
+
+def _end_with(parent: int) -> None:
+    """Have the kernel kill this copy when the process that forked it ends (a window closed
+    by force, a copy that forked a copy of its own and was cancelled): it does not work on
+    for no one."""
+    import ctypes  # in the copy only
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it ended before the kernel was told: end now
+        os._exit(1)
 
 
 def _write_all(pipe: int, data: bytes) -> None:

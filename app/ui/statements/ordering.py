@@ -62,14 +62,24 @@ def _sorted_in_copies(
     values alone. None when a copy failed: the rows are then sorted here."""
     if packable(data, column):
         parts = PARTS
-        every = len(rows) == len(data)  # then the rows are all the rows, in some order
+        chosen = None if len(rows) == len(data) else rows  # None: all the rows, in some order
 
-        def work(part: int, _say: Callable[[bytes], None]) -> bytes:
+        def by_keys(_say: Callable[[bytes], None]) -> bytes:
             keys = packed_keys(data, column, descending)
-            return ordered_part(keys, None if every else rows, part, parts)
+            # the other parts by copies of this copy: the keys made once, the columns the
+            # same for all (the window forks once, for a shorter pause)
+            others = [
+                forked.Forked(partial(_part, keys, chosen, part, parts)) for part in range(1, parts)
+            ]
+            found = [ordered_part(keys, chosen, 0, parts)]
+            for other in others:
+                part = other.wait()
+                if part is None:
+                    raise RuntimeError("a part of the sort failed")  # the window sorts
+                found.append(part)
+            return b"".join(found)
 
-        works: list[Callable[[Callable[[bytes], None]], bytes]]
-        works = [partial(work, part) for part in range(parts)]
+        work = by_keys
     else:
 
         def one_call(_say: Callable[[bytes], None]) -> bytes:
@@ -78,28 +88,29 @@ def _sorted_in_copies(
             ordered = sorted(sorted(rows), key=values.__getitem__, reverse=descending)
             return array("I", ordered).tobytes()
 
-        works = [one_call]
-    copies: list[forked.Forked] = []
+        work = one_call
     try:
-        try:
-            # all in one step: rows arriving between two forks would give the copies
-            # different columns, and their parts would not fit together
-            for work_part in works:
-                copies.append(forked.Forked(work_part))
-        except OSError:  # no process or pipe to be had (a limit reached): sorted here
-            return None
-        while sum(copy.poll() for copy in copies) < len(copies):  # each read, none left blocked
+        copy = forked.Forked(work)
+    except OSError:  # no process or pipe to be had (a limit reached): sorted here
+        return None
+    try:
+        while not copy.poll():
             yield WAITING
     finally:
-        for copy in copies:
-            copy.cancel()  # stopped (a new sort, a new load): the copy is ended, not waited for
-    written = [copy.result() for copy in copies]
+        copy.cancel()  # stopped (a new sort, a new load): the copy is ended, not waited for
+    written = copy.result()
     result = array("I")
-    for part in written:
-        if part is None:
-            return None
-        result.frombytes(part)
-    return result if len(result) == len(rows) else None
+    if written is None or len(written) != result.itemsize * len(rows):
+        return None
+    result.frombytes(written)
+    return result
+
+
+def _part(
+    keys: array[float], rows: array[int] | None, part: int, parts: int, _say: object
+) -> bytes:
+    """One part of a sort by packed keys, as a copy's work."""
+    return ordered_part(keys, rows, part, parts)
 
 
 class SortKeys(NamedTuple):

@@ -3,7 +3,9 @@ None, a copy ended at once when cancelled, and none left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import time
 
 import psutil
@@ -70,3 +72,44 @@ def test_a_cancelled_copy_ends_at_once_and_is_reaped():
     assert not child.is_running()
     assert copy.result() is None
     copy.cancel()  # twice is harmless
+
+
+def _gone(pid: int) -> bool:
+    """Ended: gone, or a zombie no one reaps yet (an orphan's, here)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_copy_ends_when_the_process_that_forked_it_ends():
+    """A copy that forked a copy of its own (the sort's second part) and is cancelled takes
+    that one with it: the kernel ends it, rather than leaving it to work on for no one."""
+
+    def forks_another(say) -> bytes:
+        inner = forked.Forked(lambda inner_say: inner_say(b"%d\n" % os.getpid()) or forever())
+        while not inner.received():
+            inner.poll()
+            time.sleep(0.001)
+        say(inner.received())
+        return forever()
+
+    def forever() -> bytes:
+        while True:
+            time.sleep(1)
+
+    copy = forked.Forked(forks_another)
+    while not copy.received().endswith(b"\n"):  # what was said stays said: cannot be missed
+        assert not copy.poll(), "the copy ended before its own copy began"
+        time.sleep(0.001)
+    inner_pid = int(copy.received())
+    try:
+        assert not _gone(inner_pid)
+        copy.cancel()
+        deadline = time.monotonic() + 30  # a bound, not a measure: the kernel's signal is at once
+        while not _gone(inner_pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _gone(inner_pid)
+    finally:  # failed, the orphan is not left sleeping
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(inner_pid, signal.SIGKILL)
