@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app.api.banking.columns import StatementColumns, TextColumn
+from app.api.banking.columns import DictionaryColumn, StatementColumns, TextColumn, Unplain
 from app.api.banking.statement_records import RECORDS
 from app.api.banking.statements import _parse, _plain
 from app.core.gc_pause import gc_paused
@@ -340,3 +340,18 @@ def test_a_piece_of_several_currencies_keeps_each_ones_last_balance_of_the_day()
         assert columns.daily_balances("GBP") == []
         assert columns.main_currency() == "USD"
         assert (columns.currency_counts[0], columns.currency_counts[1]) == (2, 3)
+
+
+def test_a_dictionary_column_codes_any_number_of_values_and_refuses_what_is_no_text():
+    column = DictionaryColumn(nullable=True)
+    assert list(column.encode([])) == []
+    assert list(column.encode(["card"])) == [0]  # one value: no tuple of one to unpack
+    assert list(column.encode(["card", "sepa", None, "card"])) == [0, 1, 2, 0]
+    assert list(column.encode(["sepa"])) == [1]
+    assert column.values == ["card", "sepa", None]
+    for bad in ([["a", "list"]], [7], ["card", 7.5]):
+        with pytest.raises(Unplain):
+            column.encode(bad)
+    assert column.values == ["card", "sepa", None]  # nothing learnt from a refused piece
+    with pytest.raises(Unplain):
+        DictionaryColumn(nullable=False).encode(["card", None])
