@@ -19,17 +19,19 @@ from typing import Any, NamedTuple
 from app.api.banking.columns import StatementColumns, TextColumn
 from app.ui.common import forked
 from app.ui.common.sliced import WAITING
-from app.ui.statements.packed_keys import ordered_part, packable, packed_keys, text_ranks
+from app.ui.statements.packed_keys import (
+    dictionary_of,
+    ordered_part,
+    packable,
+    packed_keys,
+    text_ranks,
+)
 from app.ui.statements.table_columns import (
-    ACCOUNT,
     AMOUNT,
     BALANCE,
-    COUNTERPARTY,
-    CURRENCY,
     DATE,
     DESCRIPTION,
     REFERENCE,
-    TYPE,
 )
 
 STEP = 8192  # rows between two looks at the clock
@@ -208,14 +210,8 @@ def sort_keys(data: StatementColumns, column: int, descending: bool) -> SortKeys
         if column == AMOUNT:
             return ints(amounts, every_amount)
         return ints(balances, every_balance)
-    dictionaries = {
-        TYPE: data.types,
-        CURRENCY: data.currencies,
-        COUNTERPARTY: data.counterparty_names,
-        ACCOUNT: data.counterparty_accounts,
-    }
-    if column in dictionaries:
-        dictionary = dictionaries[column]
+    dictionary = dictionary_of(data, column)
+    if dictionary is not None:
         rank = text_ranks(dictionary.values, casefold=True)
         codes = dictionary.codes
         return ints(

@@ -23,7 +23,7 @@ import struct
 import sys
 from array import array
 
-from app.api.banking.columns import StatementColumns
+from app.api.banking.columns import DictionaryColumn, StatementColumns
 from app.ui.statements.table_columns import (
     ACCOUNT,
     AMOUNT,
@@ -44,9 +44,19 @@ _COMPLEMENT = bytes(range(255, -1, -1))
 _SIGN_FLIPPED = bytes(byte ^ 0x80 for byte in range(256))  # two's complement to offset
 _IS_ZERO = bytes([1]) + bytes(255)
 _DOUBLED = bytes(2 * byte & 0xFF for byte in range(256))
-_DICTIONARIES = (TYPE, CURRENCY, COUNTERPARTY, ACCOUNT)
 _ROW_LOW = bytes(range(256))  # the lowest byte of 256 rows in a row
 _ROW_MIDDLE = bytes(middle for middle in range(256) for _low in range(256))  # of 65,536
+
+
+def dictionary_of(data: StatementColumns, column: int) -> DictionaryColumn | None:
+    """The dictionary a column's values are coded in (type, currency, counterparty and its
+    account); None for another column."""
+    return {
+        TYPE: data.types,
+        CURRENCY: data.currencies,
+        COUNTERPARTY: data.counterparty_names,
+        ACCOUNT: data.counterparty_accounts,
+    }.get(column)
 
 
 def text_ranks(values: list[str | None], *, casefold: bool) -> list[int]:
@@ -77,7 +87,7 @@ def packable(data: StatementColumns, column: int) -> bool:
         if column == AMOUNT:
             return data.amounts_high < _WORD
         return data.balances_low >= -_WORD // 2 and data.balances_high < _WORD // 2
-    return column in (-1, DATE, *_DICTIONARIES)
+    return column in (-1, DATE) or dictionary_of(data, column) is not None
 
 
 def packed_keys(data: StatementColumns, column: int, descending: bool) -> array[float]:
@@ -144,13 +154,8 @@ def _value_and_groups(data: StatementColumns, column: int) -> tuple[bytes, bytes
         return debits_complemented, _or(currency.translate(_DOUBLED), credit), 2 * max(len(rank), 1)
     if column == DATE:
         return _words(data.days), bytes(rows), 1  # ordinals are positive
-    if column in _DICTIONARIES:
-        dictionary = {
-            TYPE: data.types,
-            CURRENCY: data.currencies,
-            COUNTERPARTY: data.counterparty_names,
-            ACCOUNT: data.counterparty_accounts,
-        }[column]
+    dictionary = dictionary_of(data, column)
+    if dictionary is not None:
         rank = text_ranks(dictionary.values, casefold=True)
         return _words(array("I", map(rank.__getitem__, dictionary.codes))), bytes(rows), 1
     return bytes(4 * rows), bytes(rows), 1  # booking order: the row alone
