@@ -500,10 +500,12 @@ def test_a_receiver_killed_mid_stream_loses_nothing_it_acknowledged(store_spec):
         each.start()
     eventually(lambda: len(acknowledged) >= 50, timeout=20)
     os.kill(process.pid, signal.SIGKILL)
-    process.communicate(timeout=10)
+    # the senders stop before the receiver's copy is awaited: a copy ends its open
+    # connections' requests before it ends, and senders posting on would keep it serving
     stop.set()
     for each in senders:
         each.join(10)
+    process.communicate(timeout=30)  # a bound, not a measure
     store = open_store(store_spec)
     try:
         stored = {e.event_id for e in store.list(limit=10_000)}
