@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from app.api.errors import ApiError, InvalidInput
@@ -66,6 +66,7 @@ class StatementsArea:
         view.search.textChanged.connect(self._search)
         view.model.working.connect(self._working)
         view.model.settled.connect(self._settled)
+        view.model.failed.connect(self._failed)
         view.export_button.clicked.connect(self.choose_export_file)
         view.camt_button.clicked.connect(self.choose_camt053_file)
         header = view.table.horizontalHeader()
@@ -262,12 +263,22 @@ class StatementsArea:
         self.view.progress.setVisible(False)
         self._show_status()
 
+    def _failed(self) -> None:
+        """The model shows every row in booking order: the search box and the sort indicator
+        say so too (quietly: they would ask for the search and sort again)."""
+        view = self.view
+        with QSignalBlocker(view.search), QSignalBlocker(view.table.horizontalHeader()):
+            view.search.clear()
+            view.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+
     def _show_status(self) -> None:
         """What the rows are: those a search found, or the whole load's summary."""
         model = self.view.model
         if model.busy:
             return  # a sort or search is being worked out: it says so
-        if model.searching and model.loaded:
+        if model.failure:
+            self.view.status.setText(model.failure)
+        elif model.searching and model.loaded:
             self.view.status.setText(f"{model.rowCount():,} of {model.loaded:,} records shown")
         elif self._summary:
             self.view.status.setText(self._summary)

@@ -59,6 +59,7 @@ class StatementModel(ReadOnlyTableModel):
     columns = COLUMNS
     working = Signal(str)  # a search or sort takes more than a moment: what it is
     settled = Signal()  # the rows shown are searched and sorted as asked
+    failed = Signal()  # a search or sort could not be worked out (`failure` says why)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -73,6 +74,7 @@ class StatementModel(ReadOnlyTableModel):
         self._arranging: array[int] | None = None  # the rows a sort being worked out orders
         self._place_all = False  # every waiting row is to be placed once the work is done
         self._formatted: dict[int, tuple[str, ...]] = {}  # the rows lately shown
+        self.failure = ""  # why the last search or sort could not be worked out, for the user
         self._work = SlicedWork(self)
         self._work.started.connect(self.working)
         self._work.finished.connect(self.settled)
@@ -83,6 +85,7 @@ class StatementModel(ReadOnlyTableModel):
         self._work.stop()
         self._searching = self._place_all = False
         self._arranging = None
+        self.failure = ""
         self.beginResetModel()
         # an active search keeps filtering the rows of the next load
         self._data = StatementColumns()
@@ -209,6 +212,7 @@ class StatementModel(ReadOnlyTableModel):
     def _arrange(self, *, search_again: bool) -> None:
         """Work out the rows shown (searched again, or the rows shown and waiting) in the
         order asked for; rows arriving meanwhile wait."""
+        self.failure = ""
         waiting, self._unrevealed = self._unrevealed, array("I")
         self._pending = waiting + self._pending  # in the work, never told to the view
         # a search still being worked out is worked out again, with the new order
@@ -222,7 +226,7 @@ class StatementModel(ReadOnlyTableModel):
         self._arranging = rows
         self._pending = array("I")
         what = "Searching…" if search_again else "Sorting…"
-        self._work.start(what, self._rows_in_order(rows, loaded), self._show)
+        self._work.start(what, self._rows_in_order(rows, loaded), self._show, self._failed)
 
     def _rows_in_order(self, rows: array[int] | None, loaded: int) -> Generator[Any, None, Any]:
         if rows is None:
@@ -236,6 +240,24 @@ class StatementModel(ReadOnlyTableModel):
         column, order = self._sort or (-1, Qt.SortOrder.AscendingOrder)
         descending = order == Qt.SortOrder.DescendingOrder
         return (yield from rows_in_order(self._data, rows, column, descending))
+
+    def _failed(self, error: Exception) -> None:
+        """Every row placed, in booking order, neither searched nor sorted: none is lost
+        and none is shown twice, whatever the work had got to."""
+        what = "searched" if self._searching else "sorted"
+        self._search = Search(self._data, "")
+        self._sort = None
+        self._searching = self._place_all = False
+        self._arranging = None
+        self._pending, self._unrevealed = array("I"), array("I")
+        self.beginResetModel()
+        self._order = array("I", range(self._placed))
+        self.endResetModel()
+        self.failure = (
+            f"The rows could not be {what} ({type(error).__name__}): "
+            "all of them are shown in booking order"
+        )
+        self.failed.emit()
 
     def _show(self, rows: array[int]) -> None:
         self._searching = False

@@ -10,9 +10,11 @@ from PySide6.QtWidgets import QTableView
 
 from app.api.banking import StatementRecord
 from app.ui.common import forked
+from app.ui.statements import model as model_module
 from app.ui.statements import ordering
 from app.ui.statements.model import RecordRole, StatementModel
 from app.ui.statements.packed_keys import packable
+from app.ui.statements.search import Search
 from app.ui.statements.table_columns import (
     AMOUNT,
     BALANCE,
@@ -416,6 +418,63 @@ def test_a_new_sort_while_arrived_rows_are_being_placed_keeps_them(qtbot, reques
     assert model.rowCount() == 50_000
     expected = sorted(records, key=REFERENCE_KEYS[BALANCE], reverse=True)
     assert shown_references(model) == [r["reference"] for r in expected]
+
+
+@pytest.mark.allow_warning_logs
+def test_a_sort_that_fails_ends_and_shows_every_row_in_booking_order(
+    qtbot, one_step_slices, monkeypatch, caplog
+):
+    """A fault in the sort's own work (memory run out, say) ends it: the table is not left
+    busy for ever, no row is lost, not even those that arrived meanwhile, and the user is
+    told; rows arriving later are shown as usual."""
+
+    def failing(*_args):
+        yield
+        raise MemoryError
+
+    monkeypatch.setattr(model_module, "rows_in_order", failing)
+    records = many(50_000)
+    model = StatementModel()
+    settled: list[bool] = []
+    model.settled.connect(lambda: settled.append(True))
+    model.add_records(records[:30_000])
+    model.set_search("rent")
+    settle(qtbot, model)
+    model.sort(AMOUNT, Qt.SortOrder.DescendingOrder)
+    assert model.busy
+    model.add_records(records[30_000:40_000])  # waits for the sort
+    settle(qtbot, model)
+    assert model.failure == (
+        "The rows could not be sorted (MemoryError): all of them are shown in booking order"
+    )
+    assert settled  # the window hears that the work is over
+    assert not model.searching
+    assert shown_references(model) == [r["reference"] for r in records[:40_000]]
+    assert "Sorting failed" in caplog.text and "MemoryError" in caplog.text
+    model.add_records(records[40_000:])
+    assert shown_references(model) == [r["reference"] for r in records]
+
+
+@pytest.mark.allow_warning_logs
+def test_a_search_that_fails_ends_and_shows_every_row(qtbot, one_step_slices, monkeypatch):
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, model)
+    monkeypatch.setattr(Search, "rows", lambda *_args: [][0])  # IndexError, in a later step
+    model.set_search("rent")
+    settle(qtbot, model)
+    assert model.failure == (
+        "The rows could not be searched (IndexError): all of them are shown in booking order"
+    )
+    assert shown_references(model) == [r["reference"] for r in records]
+    monkeypatch.undo()
+    model.set_search("rent")  # asked again, and worked out: the failure is no longer said
+    settle(qtbot, model)
+    assert model.failure == ""
+    expected = [r["reference"] for r in records if "rent" in r["description"].lower()]
+    assert shown_references(model) == expected  # the sort went with the failure
 
 
 @pytest.mark.parametrize("forked_copies", [False, True])

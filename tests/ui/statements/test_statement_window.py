@@ -13,6 +13,7 @@ from app.sandbox.banking.demo import DEMO_PERSON_ID
 from app.ui.common import forked
 from app.ui.statements import StatementsArea
 from app.ui.statements import controller as statements_controller
+from app.ui.statements import model as statement_model
 from tests.conftest import advance, make_client, person_body
 from tests.ui.conftest import Record, run_on, settle, until
 
@@ -232,6 +233,39 @@ def test_a_new_load_resets_the_sort(qloop, sandbox, open_window):
         "CHF",
         "JPY",
     ]  # booking order again
+
+
+@pytest.mark.allow_warning_logs
+def test_a_sort_that_fails_is_said_and_every_row_shown_unsorted(
+    qloop, sandbox, open_window, monkeypatch
+):
+    def failing(*_args):
+        yield
+        raise MemoryError
+
+    window, view = open_statement(open_window, sandbox)
+    today = dt.date.today()
+    choose(qloop, window, view, "C0000002", today - dt.timedelta(days=800), today)
+    view.load_button.click()
+    settle(qloop, window)
+    loaded = view.model.loaded
+    view.search.setText("EUR")
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
+    assert 0 < view.model.rowCount() < loaded
+    monkeypatch.setattr(statement_model, "rows_in_order", failing)
+    view.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
+    failure = "The rows could not be sorted (MemoryError): all of them are shown in booking order"
+    assert view.status.text() == failure
+    assert view.search.text() == ""  # the rows are no longer searched, and the box says so
+    assert view.table.horizontalHeader().sortIndicatorSection() == -1
+    assert view.model.rowCount() == loaded and not view.progress.isVisible()
+    settle(qloop, window)
+    assert view.status.text() == failure  # said until the user asks for something else
+    monkeypatch.undo()
+    view.search.setText("EUR")
+    run_on(qloop, until(lambda: not view.model.busy, timeout=30))
+    assert view.status.text() == f"{view.model.rowCount():,} of {loaded:,} records shown"
 
 
 def test_csv_cells_with_formulas_are_prefixed(qloop, sandbox, tmp_path, open_window):
