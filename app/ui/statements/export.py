@@ -17,6 +17,7 @@ from app.core.csv_export import neutralise, neutralise_column
 from app.core.money import MoneyError, decimal_texts, exponent
 
 CHUNK_ROWS = 2048  # rows made at once: a few milliseconds of work
+BLOCK_ROWS = 32768  # rows made in booking order, then put back (a few MB of rows at once)
 
 
 def places_of(currency: str) -> int | None:
@@ -32,19 +33,22 @@ def _safe_values(column: DictionaryColumn) -> list[str]:
     return [neutralise(value or "") for value in column.values]
 
 
-def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tuple[str, ...]]]:
-    """The rows ``order`` names, in that order, as the export writes them: date, type, amount,
-    currency, description, counterparty, its account, reference, balance; amounts as plain
-    decimals of their currency, every cell a spreadsheet would run as a formula neutralised."""
-    currency_values = list(data.currencies.values)
-    places = [places_of(value or "") for value in currency_values]
-    currencies = [neutralise(value or "") for value in currency_values]
-    types = _safe_values(data.types)
-    names = _safe_values(data.counterparty_names)
-    accounts = _safe_values(data.counterparty_accounts)
-    days: dict[int, str] = {}
-    for low in range(0, len(order), CHUNK_ROWS):
-        rows = order[low : low + CHUNK_ROWS]
+class _RowMaker:
+    """Makes the export's rows of a statement, a chunk at a time; what the chunks share (each
+    dictionary value neutralised, each currency's places, each date's text) is worked out once."""
+
+    def __init__(self, data: StatementColumns) -> None:
+        self.data = data
+        currency_values = list(data.currencies.values)
+        self.places = [places_of(value or "") for value in currency_values]
+        self.currencies = [neutralise(value or "") for value in currency_values]
+        self.types = _safe_values(data.types)
+        self.names = _safe_values(data.counterparty_names)
+        self.accounts = _safe_values(data.counterparty_accounts)
+        self.days: dict[int, str] = {}
+
+    def rows(self, rows: array[int]) -> list[tuple[str, ...]]:
+        data, days = self.data, self.days
         pick = _picker(rows)  # the chunk's values of a column, in C rather than row by row
         codes = pick(data.currencies.codes)
         ordinals = pick(data.days)
@@ -54,20 +58,48 @@ def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tu
             amount if credit else -amount
             for amount, credit in zip(pick(data.amounts), pick(data.credits), strict=True)
         ]
-        yield list(
+        return list(
             zip(
                 _picker(ordinals)(days),
-                _picker(pick(data.types.codes))(types),
-                _decimals(signed, codes, places),
-                _picker(codes)(currencies),
+                _picker(pick(data.types.codes))(self.types),
+                _decimals(signed, codes, self.places),
+                _picker(codes)(self.currencies),
                 neutralise_column(data.descriptions.texts_of(rows)),
-                _picker(pick(data.counterparty_names.codes))(names),
-                _picker(pick(data.counterparty_accounts.codes))(accounts),
+                _picker(pick(data.counterparty_names.codes))(self.names),
+                _picker(pick(data.counterparty_accounts.codes))(self.accounts),
                 neutralise_column(data.references.texts_of(rows)),
-                _decimals(pick(data.balances), codes, places),
+                _decimals(pick(data.balances), codes, self.places),
                 strict=True,
             )
         )
+
+
+def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tuple[str, ...]]]:
+    """The rows ``order`` names, in that order, as the export writes them: date, type, amount,
+    currency, description, counterparty, its account, reference, balance; amounts as plain
+    decimals of their currency, every cell a spreadsheet would run as a formula neutralised.
+    A chunk of a few milliseconds at a time (the window's export)."""
+    maker = _RowMaker(data)
+    for low in range(0, len(order), CHUNK_ROWS):
+        yield maker.rows(order[low : low + CHUNK_ROWS])
+
+
+def export_blocks(data: StatementColumns, order: array[int]) -> Iterator[list[tuple[str, ...]]]:
+    """`export_chunks`' rows, for work away from the window (a forked copy): a block of
+    ``BLOCK_ROWS`` at a time, made in booking order — the columns read in the order they lie
+    in memory, where a sorted table's order reads them all over it: a third less time — and
+    put back in the order asked."""
+    maker = _RowMaker(data)
+    for low in range(0, len(order), BLOCK_ROWS):
+        block = order[low : low + BLOCK_ROWS]
+        ascending = array(block.typecode, sorted(block))
+        made: list[tuple[str, ...]] = []
+        for start in range(0, len(ascending), CHUNK_ROWS):
+            made += maker.rows(ascending[start : start + CHUNK_ROWS])
+        if ascending == block:
+            yield made
+        else:
+            yield _picker(block)(dict(zip(ascending, made, strict=True)))
 
 
 def _picker(keys: Sequence[int]) -> Callable[[Any], list[Any]]:

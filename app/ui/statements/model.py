@@ -22,7 +22,7 @@ from app.api.banking.columns import StatementColumns
 from app.ui.common.formatting import money_text
 from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
-from app.ui.statements.export import export_chunks
+from app.ui.statements.export import export_blocks, export_chunks
 from app.ui.statements.ordering import STEP, rows_in_order
 from app.ui.statements.search import Search
 from app.ui.statements.table_columns import AMOUNT, BALANCE, COLUMNS
@@ -37,6 +37,10 @@ _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
 def _exported_rows(data: StatementColumns, order: array[int]) -> Iterator[tuple[str, ...]]:
     return chain.from_iterable(export_chunks(data, order))
+
+
+def _rows_of_part(data: StatementColumns, order: array[int]) -> Iterator[tuple[str, ...]]:
+    return chain.from_iterable(export_blocks(data, order))
 
 
 def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
@@ -168,7 +172,7 @@ class StatementModel(ReadOnlyTableModel):
         called (in a forked copy: app.ui.common.csv_file.write_csv_in_copies)."""
         data, order = self._data, array("I", self._order)
         cuts = [len(order) * part // count for part in range(count + 1)]
-        return [partial(_exported_rows, data, order[low:high]) for low, high in pairwise(cuts)]
+        return [partial(_rows_of_part, data, order[low:high]) for low, high in pairwise(cuts)]
 
     # -- Qt
 

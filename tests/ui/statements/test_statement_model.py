@@ -594,3 +594,30 @@ def test_export_rows_across_chunks_and_currencies_are_each_rows_own(qapp, monkey
     assert rows[0][1] == "card" and rows[0][4] == "Shop" and rows[0][7] == ""
     model.sort(AMOUNT)
     assert [r[2] for r in model.export_rows()][:3] == ["-1234.56", "-0.05", "-0.01"]  # EUR first
+
+
+@pytest.mark.parametrize("arrangement", ["booking", "sorted", "searched", "none"])
+def test_the_parts_a_copy_exports_are_the_rows_the_window_exports(
+    qtbot, one_step_slices, monkeypatch, arrangement
+):
+    """A copy makes each block's rows in booking order, then puts them back in the order
+    shown: the same rows, in the same order, as the window's own export makes them."""
+    from app.ui.statements import export
+
+    monkeypatch.setattr(export, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(export, "BLOCK_ROWS", 50)  # blocks of several chunks, the last short
+    records = many(1_234)
+    model = StatementModel()
+    model.add_records(records)
+    if arrangement == "sorted":
+        model.sort(BALANCE, Qt.SortOrder.DescendingOrder)
+    elif arrangement == "searched":
+        model.set_search("rent")
+    elif arrangement == "none":
+        model.set_search("no such text")
+    settle(qtbot, model)
+    whole = list(model.export_rows())
+    assert len(whole) == model.rowCount()
+    for count in (1, 3):
+        parts = model.export_parts(count)
+        assert [row for part in parts for row in part()] == whole
