@@ -81,7 +81,9 @@ class SlicedWork(QObject):
             return
         except Exception as exc:  # a fault of the work's own: it ends, the window goes on
             log.exception("%s failed", self._what.rstrip("…"))
-            self._end(self._failed, exc)
+            # its traceback holds the work's frames, and what they made: out of memory, the
+            # recovery needs that memory back
+            self._end(self._failed, exc.with_traceback(None))
             return
         if first:
             self.started.emit(self._what)

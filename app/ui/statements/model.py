@@ -249,13 +249,14 @@ class StatementModel(ReadOnlyTableModel):
         """Every row placed, in booking order, neither searched nor sorted: none is lost
         and none is shown twice, whatever the work had got to."""
         what = "searched" if self._searching else "sorted"
+        every_row = array("I", range(self._placed))  # first: nothing is changed if it fails
         self._search = Search(self._data, "")
         self._sort = None
         self._searching = self._place_all = False
         self._arranging = None
         self._pending, self._unrevealed = array("I"), array("I")
         self.beginResetModel()
-        self._order = array("I", range(self._placed))
+        self._order = every_row
         self.endResetModel()
         self.failure = (
             f"The rows could not be {what} ({type(error).__name__}): "
