@@ -18,6 +18,11 @@ from app.serving.guard import GuardedH11Protocol
 
 log = logging.getLogger("partner_desk.serving")
 
+# connections accepted in one turn of the loop, before the bound looks at any (asyncio
+# accepts as many as the server's backlog setting; uvicorn's default is 2,048)
+ACCEPT_BATCH = 128
+OTHER_FILES = 64  # the process's own: the store, its logs, pipes, the loop's
+
 
 def guarded_server(
     app: Any,
@@ -28,7 +33,9 @@ def guarded_server(
     **config: Any,
 ) -> uvicorn.Server:
     """A uvicorn server of ``app`` whose connections are bounded as given, taking at most twice
-    as many requests at once as connections; ``config`` is the rest of uvicorn's settings."""
+    as many requests at once as connections; ``config`` is the rest of uvicorn's settings. The
+    bound keeps within the files the process may open (`connection_bound`)."""
+    max_connections = connection_bound(max_connections)
     protocol = type(
         "BoundedH11Protocol",
         (GuardedH11Protocol,),
@@ -38,11 +45,31 @@ def guarded_server(
             "stall_seconds": stall_seconds,
         },
     )
-    settings: dict[str, Any] = {"log_level": "warning", "access_log": False, "lifespan": "on"}
+    settings: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,
+        "lifespan": "on",
+        "backlog": ACCEPT_BATCH,
+    }
     settings.update(config)
     return uvicorn.Server(
         uvicorn.Config(app, http=protocol, limit_concurrency=2 * max_connections, **settings)
     )
+
+
+def connection_bound(wanted: int) -> int:
+    """At most ``wanted`` connections, and few enough that those, two batches of connections
+    accepted at once (before the bound has looked at them, and while the connections it
+    closed are still open) and the process's other files stay within its limit of files: out of files, asyncio's accept logs a traceback per try, thousands
+    a second, and every sender is refused."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit
+        return wanted
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - 2 * ACCEPT_BATCH - OTHER_FILES))
 
 
 async def serve(server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]) -> None:

@@ -10,7 +10,9 @@ import json
 import os
 import queue
 import re
+import resource
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -32,6 +34,7 @@ from starlette.routing import Route
 from app.core import webhooks as wh
 from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
+from app.webhooks import receiver as receiver_module
 from app.webhooks.receiver import BackgroundReceiver, bind
 from app.webhooks.signature import load_public_key
 from app.webhooks.store import EventStore, open_store
@@ -465,18 +468,73 @@ def test_attempts_stop_at_the_limit(sandbox_url):
 # ---------------------------------------------------------------- kill -9
 
 
-def _serve(db: str, *options: str) -> tuple[subprocess.Popen[str], str]:
+def _serve(db: str, *options: str, files: int | None = None) -> tuple[subprocess.Popen[str], str]:
+    """The receiver in a process of its own (allowed ``files`` open files, if given)."""
+
+    def limited() -> None:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
+
     process = subprocess.Popen(
         [EXE, "webhooks", "serve", "--port", "0", "--db", db, *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=None if files is None else limited,
     )
     assert process.stdout is not None
     line = process.stdout.readline()
     match = re.fullmatch(r"Webhook receiver listening on (http://\S+)\n", line)
     assert match, (line, process.stderr.read() if process.poll() is not None else "")
     return process, match.group(1)
+
+
+def test_connections_past_the_files_a_receiver_may_open_never_keep_deliveries_out(tmp_path):
+    """A burst of connections that send nothing, more than the receiver may open files: the
+    longest waiting make room, so a delivery after them is stored; the receiver never runs
+    out of files (asyncio would log a traceback per try, thousands a second)."""
+    process, url = _serve(str(tmp_path / "events.db"), files=512)
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(1_200):
+            idle.append(socket.create_connection((host, int(port)), timeout=30))
+        slow = socket.create_connection((host, int(port)), timeout=30)
+        idle.append(slow)  # a head and part of a body, then nothing: waiting for its client
+        slow.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
+        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+    finally:
+        for sock in idle:
+            sock.close()
+        process.terminate()
+        _out, errors = process.communicate(timeout=30)
+    assert "out of system resource" not in errors
+    assert "Too many open files" not in errors
+
+
+def test_connections_sending_a_body_slowly_make_room_for_deliveries(tmp_path, monkeypatch):
+    """A head, then one byte of the body and nothing more: such connections wait on their
+    client as idle ones do, and past the limit the longest waiting makes room."""
+    monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 20)
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    slow: list[socket.socket] = []
+    try:
+        for _ in range(60):
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            slow.append(sock)
+            sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
+        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+        assert slow[0].recv(1) == b""  # the longest waiting was closed, unanswered
+    finally:
+        for sock in slow:
+            sock.close()
+        running.stop()
+        store.close()
 
 
 def test_a_receiver_killed_mid_stream_loses_nothing_it_acknowledged(store_spec):
