@@ -60,8 +60,9 @@ def guarded_server(
 def connection_bound(wanted: int) -> int:
     """At most ``wanted`` connections, and few enough that those, two batches of connections
     accepted at once (before the bound has looked at them, and while the connections it
-    closed are still open) and the process's other files stay within its limit of files: out of files, asyncio's accept logs a traceback per try, thousands
-    a second, and every sender is refused."""
+    closed are still open) and the process's other files stay within its limit of files: out
+    of files, asyncio's accept logs a traceback per try, thousands a second, and every sender
+    is refused."""
     try:
         import resource
     except ImportError:  # Windows: no such limit

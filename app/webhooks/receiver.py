@@ -40,6 +40,9 @@ BODY_SECONDS = 10.0  # and its body within this, or it is refused
 MAX_CONNECTIONS = 512  # past this, the longest-waiting connection without a request goes
 BATCH = 256  # events committed in one transaction at most
 RETRY_AFTER_SECONDS = 5  # told to senders while the store is unavailable
+# a stop waits this long for the answers under way, then drops them: unacknowledged, so their
+# senders send them again (a sender holding its body back would otherwise hold the stop)
+GRACE_SECONDS = 5
 STORE_RETRY_SECONDS = 1.0  # while it is, the store is asked again at most this often
 
 
@@ -304,6 +307,7 @@ def receiver_server(
         head_seconds=head_seconds,
         max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
+        timeout_graceful_shutdown=GRACE_SECONDS,
         proxy_headers=False,  # nothing here reads the client's address
     )
 

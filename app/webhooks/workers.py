@@ -24,6 +24,8 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
+from types import FrameType
 
 import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -57,17 +59,29 @@ class StopRequest:
     def __init__(self) -> None:
         self.asked = False
         self.server: uvicorn.Server | None = None
+        self.also: Callable[[], None] | None = None  # told at once too (the copies)
 
     def __call__(self, _signal: int, _frame: object) -> None:
         self.asked = True
         if self.server is not None:
             self.server.should_exit = True
+        if self.also is not None:
+            self.also()
 
     def serve(
         self, server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
     ) -> None:
         """Serve, unless a stop was asked for already."""
         self.server = server
+        uvicorn_exit = server.handle_exit
+
+        def handle_exit(sign: int, frame: FrameType | None) -> None:
+            # uvicorn's handler while it serves (it calls this one once it has shut down):
+            # the copies are told at once, not after this process's grace
+            uvicorn_exit(sign, frame)
+            self(sign, frame)
+
+        server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
         if not self.asked:
             serve_in_foreground(server, sock, started)
 
@@ -90,12 +104,16 @@ def serve_forever(
     stopping = threading.Event()  # the first process is ending: its copies end with it
     stop = StopRequest()  # the copies inherit it, each its own
     previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
+    held: list[int] = []  # the pipe ends the copies watch, while open
+    # a stop tells the copies at once, so that they end beside this process, not after it
+    stop.also = partial(_tell_copies, held)
     try:
         for number in range(2, workers + 1):
             if stop.asked:
                 break
             try:
-                copies.append(_start_copy(number, host, sock, open_store, key, copies, stop))
+                copies.append(_start_copy(number, host, sock, open_store, key, held, stop))
+                held.append(copies[-1][1])
             except OSError as exc:  # no process to be had: served by those there are
                 log.warning(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
@@ -113,10 +131,12 @@ def serve_forever(
             store.close()
     finally:
         stopping.set()
+        sock.close()
+        _stop_copies(copies, held)
+        # only now: a second signal while the copies are awaited must not end this process
+        # the default way, leaving them behind
         for sign, handler in previous.items():
             signal.signal(sign, handler)
-        sock.close()
-        _stop_copies(copies)
 
 
 def _start_copy(
@@ -125,7 +145,7 @@ def _start_copy(
     sock: socket.socket,
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
-    earlier: list[tuple[int, int]],
+    earlier: list[int],
     stop: StopRequest,
 ) -> tuple[int, int]:
     """Fork copy ``number`` on a socket of its own on the same port."""
@@ -145,8 +165,9 @@ def _start_copy(
     if pid == 0:  # the copy: it never returns
         code = 1
         try:
+            stop.also = None  # the first process's to tell, not this copy's
             os.close(held)
-            for _pid, other in earlier:
+            for other in earlier:  # the pipe ends of the copies before it: not its to hold
                 os.close(other)
             sock.close()
             _serve_copy(number, own, watched, open_store, key, stop)
@@ -221,11 +242,17 @@ def _watch_copies(copies: list[tuple[int, int]], stopping: threading.Event) -> N
         watcher.start()
 
 
-def _stop_copies(copies: list[tuple[int, int]]) -> None:
-    """Tell each copy to end (its pipe closes), then wait for it, killing one that lingers."""
-    for _pid, held in copies:
+def _tell_copies(held: list[int]) -> None:
+    """Tell each copy to end: the pipe it watches closes. Each end is closed once (taken off
+    the list first), whether by a signal's handler or by the stop, whichever comes first."""
+    while held:
         with contextlib.suppress(OSError):
-            os.close(held)
+            os.close(held.pop())
+
+
+def _stop_copies(copies: list[tuple[int, int]], held: list[int]) -> None:
+    """Tell each copy to end, if not told yet, then wait for it, killing one that lingers."""
+    _tell_copies(held)
     deadline = time.monotonic() + STOP_SECONDS
     for pid, _held in copies:
         with contextlib.suppress(ChildProcessError):

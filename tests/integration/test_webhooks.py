@@ -608,6 +608,42 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     assert not copy.is_running()
 
 
+def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
+    """SIGTERM while a sender holds a body back on the first process: that process waits
+    for it (a bounded grace), and its copy, told at once, has ended meanwhile — it used to
+    take deliveries until the first process was done."""
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    first = psutil.Process(process.pid)
+    (copy,) = first.children()
+
+    def peers(of: psutil.Process) -> set[tuple[str, int]]:
+        return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
+
+    held: list[socket.socket] = []
+    try:
+        while not held or held[-1].getsockname() not in peers(first):
+            if held and held[-1].getsockname() in peers(copy):
+                held.pop().close()  # the copy's: it would hold the copy's stop as well
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            held.append(sock)  # the kernel gives it to either process
+            sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+            eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
+        process.terminate()
+        copy.wait(timeout=30)
+        held[-1].setblocking(False)
+        with pytest.raises(BlockingIOError):  # neither answered nor closed: still waited for
+            held[-1].recv(1)
+        process.communicate(timeout=30)  # then the first ends too: the grace is bounded
+    finally:
+        for sock in held:
+            sock.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert process.returncode == 0
+
+
 def _log_line(process: subprocess.Popen[str], text: str) -> str:
     """The receiver's first log line holding ``text`` (the log is read on a thread of its
     own, so that a line never said fails the test within a bound instead of hanging it)."""
