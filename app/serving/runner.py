@@ -22,6 +22,7 @@ log = logging.getLogger("partner_desk.serving")
 # accepts as many as the server's backlog setting; uvicorn's default is 2,048)
 ACCEPT_BATCH = 128
 OTHER_FILES = 64  # the process's own: the store, its logs, pipes, the loop's
+MIN_CONNECTIONS = 16  # however few files may be opened: a client's pool needs several
 
 
 def guarded_server(
@@ -67,10 +68,17 @@ def connection_bound(wanted: int) -> int:
         import resource
     except ImportError:  # Windows: no such limit
         return wanted
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = wanted + 2 * ACCEPT_BATCH + OTHER_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return wanted
-    return max(1, min(wanted, soft - 2 * ACCEPT_BATCH - OTHER_FILES))
+    if soft < needed and (hard == resource.RLIM_INFINITY or hard > soft):
+        # a low soft limit (macOS gives 256) is raised as far as the hard one allows
+        raised = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+    return max(MIN_CONNECTIONS, min(wanted, soft - 2 * ACCEPT_BATCH - OTHER_FILES))
 
 
 async def serve(server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]) -> None:
