@@ -100,7 +100,7 @@ def serve_forever(
     workers = workers if hasattr(os, "fork") and threading.active_count() == 1 else 1
     sock = bind(host, port, shared=workers > 1)
     url = listening_url(host, sock)
-    copies: list[tuple[int, int]] = []  # each copy's process and the pipe end it watches
+    copies: list[int] = []  # each copy's process
     stopping = threading.Event()  # the first process is ending: its copies end with it
     stop = StopRequest()  # the copies inherit it, each its own
     previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
@@ -112,8 +112,9 @@ def serve_forever(
             if stop.asked:
                 break
             try:
-                copies.append(_start_copy(number, host, sock, open_store, key, held, stop))
-                held.append(copies[-1][1])
+                pid, pipe = _start_copy(number, host, sock, open_store, key, held, stop)
+                copies.append(pid)
+                held.append(pipe)
             except OSError as exc:  # no process to be had: served by those there are
                 log.warning(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
@@ -148,7 +149,8 @@ def _start_copy(
     earlier: list[int],
     stop: StopRequest,
 ) -> tuple[int, int]:
-    """Fork copy ``number`` on a socket of its own on the same port."""
+    """Fork copy ``number`` on a socket of its own on the same port: its process, and the end
+    of the pipe it watches (closed, it ends)."""
     own = bind(host, sock.getsockname()[1], shared=True, joining=True)
     try:
         watched, held = os.pipe()
@@ -218,7 +220,7 @@ def _serve_copy(
         store.close()
 
 
-def _watch_copies(copies: list[tuple[int, int]], stopping: threading.Event) -> None:
+def _watch_copies(copies: list[int], stopping: threading.Event) -> None:
     """Say in the log when a copy ends while the first process serves on (killed, or failed):
     the others go on serving the port, one process fewer."""
 
@@ -236,7 +238,7 @@ def _watch_copies(copies: list[tuple[int, int]], stopping: threading.Event) -> N
                 how = f"killed by {signal.Signals(-code).name}"
         log.warning("worker %d ended on its own (%s): the others serve on", number, how)
 
-    for number, (pid, _held) in enumerate(copies, start=2):
+    for number, pid in enumerate(copies, start=2):
         watcher = threading.Thread(target=watch, args=(number, pid), name=f"worker-{number}-watch")
         watcher.daemon = True  # never holds the first process's exit
         watcher.start()
@@ -250,11 +252,11 @@ def _tell_copies(held: list[int]) -> None:
             os.close(held.pop())
 
 
-def _stop_copies(copies: list[tuple[int, int]], held: list[int]) -> None:
+def _stop_copies(copies: list[int], held: list[int]) -> None:
     """Tell each copy to end, if not told yet, then wait for it, killing one that lingers."""
     _tell_copies(held)
     deadline = time.monotonic() + STOP_SECONDS
-    for pid, _held in copies:
+    for pid in copies:
         with contextlib.suppress(ChildProcessError):
             while os.waitpid(pid, os.WNOHANG)[0] == 0:
                 if time.monotonic() >= deadline:
