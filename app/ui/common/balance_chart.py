@@ -39,7 +39,7 @@ class BalanceChart(QWidget):
         day, balance = self._points[0]
         return (
             f"One day with {self._currency} movements: the balance was "
-            f"{self._label(balance)} {self._currency} at the end of {day}."
+            f"{money_text(balance, self._currency)} {self._currency} at the end of {day}."
         )
 
     def caption(self) -> str:
