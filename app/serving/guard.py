@@ -17,10 +17,10 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 connection, bounded: one that sends no whole request head in
     ``head_seconds`` is closed (uvicorn times out only the idle time after an answer), one
     whose reader takes nothing of an answer for ``stall_seconds`` is closed, and past
-    ``max_connections`` the oldest connection still waiting for its client (for a head, or
-    for the rest of a body) makes room, or, when every one is being answered, the new one is
-    closed: idle, stalled, half-open or slowly sending connections cannot use up the
-    server's memory and files and keep others out."""
+    ``max_connections`` the oldest connection still waiting on its client (for a head, for
+    the rest of a body, or to take an answer) makes room, or, when every one is being
+    answered, the new one is closed: idle, stalled, half-open, slowly sending or not reading
+    connections cannot use up the server's memory and files and keep others out."""
 
     head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
     max_connections = 256  # past this, the longest-idle connection without a request goes
@@ -38,11 +38,16 @@ class GuardedH11Protocol(H11Protocol):
                 for other in self.connections
                 if isinstance(other, GuardedH11Protocol)
                 and other is not self
-                and other.conn.their_state in _WAITING_FOR_CLIENT
+                and other.waits_on_client()
                 and not other.transport.is_closing()  # not one already on its way out
             ]
             # the longest waiting goes; if none waits, all are being answered: the new one goes
             min(waiting, key=lambda other: other._armed_at, default=self)._close()
+
+    def waits_on_client(self) -> bool:
+        """The server waits on the client: for a whole head, for the rest of a body, or for
+        it to take an answer it has stopped reading."""
+        return self.conn.their_state in _WAITING_FOR_CLIENT or self._stall_timer is not None
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

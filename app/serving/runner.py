@@ -19,9 +19,13 @@ from app.serving.guard import GuardedH11Protocol
 log = logging.getLogger("partner_desk.serving")
 
 # connections accepted in one turn of the loop, before the bound looks at any (asyncio
-# accepts as many as the server's backlog setting; uvicorn's default is 2,048)
-ACCEPT_BATCH = 128
+# accepts as many as the server's backlog setting; uvicorn's default is 2,048): at most this,
+# fewer where few files may be opened
+ACCEPT_BATCH = 64
+BATCHES_IN_FLIGHT = 4  # accepted, or closed by the bound, and not yet let go (seen: three)
 OTHER_FILES = 64  # the process's own: the store, its logs, pipes, the loop's
+ACCEPT_FAILURE_SECONDS = 10.0  # accepts failing (out of files) are said at most this often
+_ACCEPT_FAILED = "socket.accept() out of system resource"  # asyncio's words
 MIN_CONNECTIONS = 16  # however few files may be opened: a client's pool needs several
 
 
@@ -36,7 +40,7 @@ def guarded_server(
     """A uvicorn server of ``app`` whose connections are bounded as given, taking at most twice
     as many requests at once as connections; ``config`` is the rest of uvicorn's settings. The
     bound keeps within the files the process may open (`connection_bound`)."""
-    max_connections = connection_bound(max_connections)
+    max_connections, batch = connection_bound(max_connections)
     protocol = type(
         "BoundedH11Protocol",
         (GuardedH11Protocol,),
@@ -50,7 +54,7 @@ def guarded_server(
         "log_level": "warning",
         "access_log": False,
         "lifespan": "on",
-        "backlog": ACCEPT_BATCH,
+        "backlog": batch,
     }
     settings.update(config)
     return uvicorn.Server(
@@ -58,37 +62,66 @@ def guarded_server(
     )
 
 
-def connection_bound(wanted: int) -> int:
-    """At most ``wanted`` connections, and few enough that those, two batches of connections
-    accepted at once (before the bound has looked at them, and while the connections it
-    closed are still open) and the process's other files stay within its limit of files: out
-    of files, asyncio's accept logs a traceback per try, thousands a second, and every sender
-    is refused."""
+def connection_bound(wanted: int) -> tuple[int, int]:
+    """The connections to keep at most (``wanted``, or fewer) and the connections to accept
+    in one turn, so that those, the batches in flight (accepted before the bound has looked
+    at them, or closed by it and not yet let go) and the process's other files stay within
+    its limit of open files: out of files, asyncio's accept logs a traceback per try and the
+    server stops accepting for a second. A low soft limit (macOS gives 256) is first raised
+    as far as the hard one allows."""
     try:
         import resource
     except ImportError:  # Windows: no such limit
-        return wanted
-    needed = wanted + 2 * ACCEPT_BATCH + OTHER_FILES
+        return wanted, ACCEPT_BATCH
+    needed = wanted + BATCHES_IN_FLIGHT * ACCEPT_BATCH + OTHER_FILES
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
-        return wanted
+        return wanted, ACCEPT_BATCH
     if soft < needed and (hard == resource.RLIM_INFINITY or hard > soft):
-        # a low soft limit (macOS gives 256) is raised as far as the hard one allows
         raised = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
             soft = raised
-    return max(MIN_CONNECTIONS, min(wanted, soft - 2 * ACCEPT_BATCH - OTHER_FILES))
+    # what the files allow, shared between the connections kept and the batches in flight
+    room = max(soft - OTHER_FILES, 2 * MIN_CONNECTIONS)
+    batch = max(1, min(ACCEPT_BATCH, room // (2 * BATCHES_IN_FLIGHT)))
+    kept = max(min(wanted, MIN_CONNECTIONS), min(wanted, room - BATCHES_IN_FLIGHT * batch))
+    return kept, batch
 
 
 async def serve(server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]) -> None:
     """Serve on ``sock`` until the server exits; ``started`` once connections are accepted."""
+    _accept_failures_said_briefly(asyncio.get_running_loop())
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():  # uvicorn has no event for it
         await asyncio.sleep(0.01)
     if server.started:
         started()
     await task
+
+
+def _accept_failures_said_briefly(loop: asyncio.AbstractEventLoop) -> None:
+    """Out of files (the bound keeps a server within them, but the process may hold others),
+    asyncio logs a traceback for every accept that fails, up to a batch's worth a time: said
+    here in one line every ``ACCEPT_FAILURE_SECONDS``, with how many there were."""
+    last_said = -ACCEPT_FAILURE_SECONDS
+    unsaid = 0
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        nonlocal last_said, unsaid
+        if context.get("message") != _ACCEPT_FAILED:
+            loop.default_exception_handler(context)
+            return
+        unsaid += 1
+        if loop.time() - last_said >= ACCEPT_FAILURE_SECONDS:
+            log.warning(
+                "Connections cannot be accepted for a moment: %s (%d times since last said)",
+                context.get("exception"),
+                unsaid,
+            )
+            last_said, unsaid = loop.time(), 0
+
+    loop.set_exception_handler(handle)
 
 
 def serve_forever(server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]) -> None:

@@ -235,7 +235,7 @@ class ReceiverApp:
         path, method = scope["path"], scope["method"]
         if path == PATH:
             answer = (
-                await self._deliver(scope, receive)
+                await self._cut_short_at_a_stop(self._deliver(scope, receive))
                 if method == "POST"
                 else _refusal(405, f"{method} is not allowed on {path}", {"Allow": "POST"})
             )
@@ -248,6 +248,20 @@ class ReceiverApp:
         else:
             answer = _refusal(404, f"Deliveries are POSTed to {PATH}")
         await answer.send(send)
+
+    @staticmethod
+    async def _cut_short_at_a_stop(delivering: Awaitable[Answer]) -> Answer:
+        """The delivery's answer; when a stop's grace runs out first (uvicorn cancels what is
+        under way), a 503 that asks for it again: not acknowledged, and no traceback logged
+        for each one cut."""
+        try:
+            return await delivering
+        except asyncio.CancelledError:
+            return _refusal(
+                503,
+                "The receiver is stopping; send the event again later",
+                {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
 
     async def _deliver(self, scope: dict[str, Any], receive: Receive) -> Answer:
         assert self.writer is not None

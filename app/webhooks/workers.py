@@ -120,7 +120,7 @@ def serve_forever(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
                 )
                 break
-        _watch_copies(copies, stopping)  # threads only now: every copy is forked
+        _watch_copies(copies, stopping, stop)  # threads only now: every copy is forked
         store = open_store()
         try:
             stop.serve(
@@ -220,7 +220,7 @@ def _serve_copy(
         store.close()
 
 
-def _watch_copies(copies: list[int], stopping: threading.Event) -> None:
+def _watch_copies(copies: list[int], stopping: threading.Event, stop: StopRequest) -> None:
     """Say in the log when a copy ends while the first process serves on (killed, or failed):
     the others go on serving the port, one process fewer."""
 
@@ -229,7 +229,7 @@ def _watch_copies(copies: list[int], stopping: threading.Event) -> None:
             _pid, status = os.waitpid(pid, 0)
         except ChildProcessError:  # reaped by the stop
             return
-        if stopping.is_set():
+        if stopping.is_set() or stop.asked:  # ended as asked (Ctrl-C reaches every process)
             return
         code = os.waitstatus_to_exitcode(status)
         how = f"exit status {code}"

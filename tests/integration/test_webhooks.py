@@ -468,8 +468,11 @@ def test_attempts_stop_at_the_limit(sandbox_url):
 # ---------------------------------------------------------------- kill -9
 
 
-def _serve(db: str, *options: str, files: int | None = None) -> tuple[subprocess.Popen[str], str]:
-    """The receiver in a process of its own (allowed ``files`` open files, if given)."""
+def _serve(
+    db: str, *options: str, files: int | None = None, group: bool = False
+) -> tuple[subprocess.Popen[str], str]:
+    """The receiver in a process of its own (allowed ``files`` open files, if given; in a
+    process group of its own, as a terminal's, with ``group``)."""
 
     def limited() -> None:
         _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -481,6 +484,7 @@ def _serve(db: str, *options: str, files: int | None = None) -> tuple[subprocess
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=None if files is None else limited,
+        start_new_session=group,
     )
     assert process.stdout is not None
     line = process.stdout.readline()
@@ -532,6 +536,49 @@ def test_connections_sending_a_body_slowly_make_room_for_deliveries(tmp_path, mo
         assert slow[0].recv(1) == b""  # the longest waiting was closed, unanswered
     finally:
         for sock in slow:
+            sock.close()
+        running.stop()
+        store.close()
+
+
+def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
+    tmp_path, monkeypatch
+):
+    """Connections that send many requests and read none of the answers (each a 405 that
+    repeats a 15,000-character method): their answers wait on them, as a head or a body
+    does, and past the limit the longest waiting makes room (they used to count as being
+    answered, and every new connection was closed)."""
+    monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 4)
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    requests = (b"X" * 15_000 + b" /webhooks HTTP/1.1\r\nHost: r\r\n\r\n") * 256
+    connections = running._runner.server.server_state.connections  # type: ignore[union-attr]
+
+    def stalled() -> int:
+        return sum(connection._stall_timer is not None for connection in connections)
+
+    readers: list[socket.socket] = []
+    try:
+        for count in range(1, 6):  # one at a time, each stalled before the next comes
+            sock = socket.socket()
+            readers.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)  # a small window
+            sock.connect((host, int(port)))
+            sock.setblocking(False)
+            sent, deadline = 0, time.monotonic() + 30
+            while stalled() < count and sent < len(requests) and time.monotonic() < deadline:
+                try:
+                    sent += sock.send(requests[sent : sent + 65536])
+                except BlockingIOError:  # the server reads no more: its answers wait
+                    time.sleep(0.01)
+        assert stalled() == 5
+        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
+        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+    finally:
+        for sock in readers:
             sock.close()
         running.stop()
         store.close()
@@ -608,11 +655,9 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     assert not copy.is_running()
 
 
-def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
-    """SIGTERM while a sender holds a body back on the first process: that process waits
-    for it (a bounded grace), and its copy, told at once, has ended meanwhile — it used to
-    take deliveries until the first process was done."""
-    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+def _body_held_back_on_the_first(process: subprocess.Popen[str], url: str) -> list[socket.socket]:
+    """Connections to a receiver of two processes, the last sending a head and a byte of its
+    body to the first process, then nothing (those the kernel gave the copy are closed)."""
     host, port = url.removeprefix("http://").split("/")[0].split(":")
     first = psutil.Process(process.pid)
     (copy,) = first.children()
@@ -621,20 +666,35 @@ def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
         return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
 
     held: list[socket.socket] = []
+    while not held or held[-1].getsockname() not in peers(first):
+        if held and held[-1].getsockname() in peers(copy):
+            held.pop().close()  # the copy's: it would hold the copy's stop as well
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        held.append(sock)  # the kernel gives it to either process
+        sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+        eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
+    return held
+
+
+def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
+    """SIGTERM while a sender holds a body back on the first process: that process waits
+    for it (a bounded grace), and its copy, told at once, has ended meanwhile — it used to
+    take deliveries until the first process was done."""
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    (copy,) = psutil.Process(process.pid).children()
+    held: list[socket.socket] = []
     try:
-        while not held or held[-1].getsockname() not in peers(first):
-            if held and held[-1].getsockname() in peers(copy):
-                held.pop().close()  # the copy's: it would hold the copy's stop as well
-            sock = socket.create_connection((host, int(port)), timeout=30)
-            held.append(sock)  # the kernel gives it to either process
-            sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
-            eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
+        held = _body_held_back_on_the_first(process, url)
         process.terminate()
         copy.wait(timeout=30)
         held[-1].setblocking(False)
         with pytest.raises(BlockingIOError):  # neither answered nor closed: still waited for
             held[-1].recv(1)
-        process.communicate(timeout=30)  # then the first ends too: the grace is bounded
+        _out, errors = process.communicate(timeout=30)  # then the first ends: a bounded grace
+        held[-1].setblocking(True)
+        held[-1].settimeout(30)
+        assert held[-1].recv(100).startswith(b"HTTP/1.1 503 ")  # cut short: send it again
+        assert "Traceback" not in errors
     finally:
         for sock in held:
             sock.close()
@@ -642,6 +702,26 @@ def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
             process.kill()
             process.communicate(timeout=30)
     assert process.returncode == 0
+
+
+def test_ctrl_c_in_its_terminal_stops_every_process_as_asked_and_says_nothing_of_it(tmp_path):
+    """Ctrl-C reaches the whole process group: the copy ends on it at once while the first
+    waits for a body held back, and that is the stop asked for, not a copy "ended on its
+    own"."""
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2", group=True)
+    held: list[socket.socket] = []
+    try:
+        held = _body_held_back_on_the_first(process, url)
+        os.killpg(process.pid, signal.SIGINT)
+        _out, errors = process.communicate(timeout=30)
+    finally:
+        for sock in held:
+            sock.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "ended on its own" not in errors
 
 
 def _log_line(process: subprocess.Popen[str], text: str) -> str:

@@ -1,0 +1,64 @@
+"""A server's connections within the files its process may open, and accept failures said
+in a line now and then, not a traceback each."""
+
+import asyncio
+import resource
+
+import pytest
+
+from app.serving import runner
+
+
+@pytest.mark.parametrize(
+    ("soft", "kept", "batch"),
+    [(100_000, 512, 64), (1024, 512, 64), (832, 512, 64), (512, 224, 56), (256, 96, 24)],
+)
+def test_connections_and_accept_batches_stay_within_the_open_file_limit(
+    monkeypatch, soft, kept, batch
+):
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (soft, soft))
+    assert runner.connection_bound(512) == (kept, batch)
+    in_flight = runner.BATCHES_IN_FLIGHT * batch
+    assert kept + in_flight + runner.OTHER_FILES <= soft
+
+
+def test_a_low_soft_limit_is_raised_as_far_as_the_hard_one_allows(monkeypatch):
+    limits = {"soft": 256, "hard": 4096}
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (limits["soft"], limits["hard"]))
+
+    def setrlimit(_which, values):
+        limits["soft"], limits["hard"] = values
+
+    monkeypatch.setattr(resource, "setrlimit", setrlimit)
+    assert runner.connection_bound(512) == (512, 64)
+    assert limits == {"soft": 512 + 4 * 64 + 64, "hard": 4096}
+
+
+def test_a_small_bound_asked_for_is_kept(monkeypatch):
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (64, 64))
+    assert runner.connection_bound(4) == (4, 4)  # below the floor of 16: as asked
+    assert runner.connection_bound(512)[0] == 16  # the floor, however few files
+
+
+@pytest.mark.allow_warning_logs
+def test_accepts_failing_are_said_once_in_a_while_with_their_count(caplog):
+    loop = asyncio.new_event_loop()
+    try:
+        runner._accept_failures_said_briefly(loop)
+        failure = {
+            "message": "socket.accept() out of system resource",
+            "exception": OSError(24, "Too many open files"),
+        }
+        for _ in range(300):
+            loop.call_exception_handler(failure)
+        said = [r.getMessage() for r in caplog.records if r.name == "partner_desk.serving"]
+        assert said == [
+            "Connections cannot be accepted for a moment: [Errno 24] Too many open files "
+            "(1 times since last said)"
+        ]
+        loop.call_exception_handler({"message": "something else"})
+        assert any(
+            r.name == "asyncio" and r.getMessage() == "something else" for r in caplog.records
+        )
+    finally:
+        loop.close()
