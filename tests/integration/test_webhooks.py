@@ -494,6 +494,12 @@ def _serve(
     return process, match.group(1)
 
 
+def a_delivery_is_stored(url: str) -> bool:
+    """A sender's delivery, past whatever else holds the receiver's connections, is stored."""
+    answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
+    return answer.status_code == 200 and answer.json()["result"] == "stored"
+
+
 def test_connections_past_the_files_a_receiver_may_open_never_keep_deliveries_out(tmp_path):
     """A burst of connections that send nothing, more than the receiver may open files: the
     longest waiting make room, so a delivery after them is stored; the receiver never runs
@@ -507,8 +513,7 @@ def test_connections_past_the_files_a_receiver_may_open_never_keep_deliveries_ou
         slow = socket.create_connection((host, int(port)), timeout=30)
         idle.append(slow)  # a head and part of a body, then nothing: waiting for its client
         slow.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
-        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
-        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+        assert a_delivery_is_stored(url)
     finally:
         for sock in idle:
             sock.close()
@@ -532,8 +537,7 @@ def test_connections_sending_a_body_slowly_make_room_for_deliveries(tmp_path, mo
             sock = socket.create_connection((host, int(port)), timeout=30)
             slow.append(sock)
             sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
-        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
-        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+        assert a_delivery_is_stored(url)
         assert closed_by_the_server(slow[0])  # the longest waiting was closed, unanswered
     finally:
         for sock in slow:
@@ -576,8 +580,7 @@ def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
                 except BlockingIOError:  # the server reads no more: its answers wait
                     time.sleep(0.01)
         assert stalled() == 5
-        answer = post(url, event_body(event_type="parcel.arrived"), signed=False)
-        assert answer.status_code == 200 and answer.json()["result"] == "stored"
+        assert a_delivery_is_stored(url)
     finally:
         for sock in readers:
             sock.close()
@@ -656,9 +659,13 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     assert not copy.is_running()
 
 
-def _body_held_back_on_the_first(process: subprocess.Popen[str], url: str) -> list[socket.socket]:
+@contextlib.contextmanager
+def _body_held_back_on_the_first(
+    process: subprocess.Popen[str], url: str
+) -> Iterator[list[socket.socket]]:
     """Connections to a receiver of two processes, the last sending a head and a byte of its
-    body to the first process, then nothing (those the kernel gave the copy are closed)."""
+    body to the first process, then nothing (those the kernel gave the copy are closed);
+    closed at the end, and the receiver killed if it still runs."""
     host, port = url.removeprefix("http://").split("/")[0].split(":")
     first = psutil.Process(process.pid)
     (copy,) = first.children()
@@ -667,14 +674,21 @@ def _body_held_back_on_the_first(process: subprocess.Popen[str], url: str) -> li
         return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
 
     held: list[socket.socket] = []
-    while not held or held[-1].getsockname() not in peers(first):
-        if held and held[-1].getsockname() in peers(copy):
-            held.pop().close()  # the copy's: it would hold the copy's stop as well
-        sock = socket.create_connection((host, int(port)), timeout=30)
-        held.append(sock)  # the kernel gives it to either process
-        sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
-        eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
-    return held
+    try:
+        while not held or held[-1].getsockname() not in peers(first):
+            if held and held[-1].getsockname() in peers(copy):
+                held.pop().close()  # the copy's: it would hold the copy's stop as well
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            held.append(sock)  # the kernel gives it to either process
+            sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+            eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
+        yield held
+    finally:
+        for sock in held:
+            sock.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
 
 
 def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
@@ -683,9 +697,7 @@ def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
     take deliveries until the first process was done."""
     process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
     (copy,) = psutil.Process(process.pid).children()
-    held: list[socket.socket] = []
-    try:
-        held = _body_held_back_on_the_first(process, url)
+    with _body_held_back_on_the_first(process, url) as held:
         process.terminate()
         copy.wait(timeout=30)
         held[-1].setblocking(False)
@@ -695,13 +707,7 @@ def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
         held[-1].setblocking(True)
         held[-1].settimeout(30)
         assert held[-1].recv(100).startswith(b"HTTP/1.1 503 ")  # cut short: send it again
-        assert "Traceback" not in errors
-    finally:
-        for sock in held:
-            sock.close()
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
+    assert "Traceback" not in errors
     assert process.returncode == 0
 
 
@@ -710,17 +716,9 @@ def test_ctrl_c_in_its_terminal_stops_every_process_as_asked_and_says_nothing_of
     waits for a body held back, and that is the stop asked for, not a copy "ended on its
     own"."""
     process, url = _serve(str(tmp_path / "events.db"), "--workers", "2", group=True)
-    held: list[socket.socket] = []
-    try:
-        held = _body_held_back_on_the_first(process, url)
+    with _body_held_back_on_the_first(process, url):
         os.killpg(process.pid, signal.SIGINT)
         _out, errors = process.communicate(timeout=30)
-    finally:
-        for sock in held:
-            sock.close()
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
     assert process.returncode == 0
     assert "ended on its own" not in errors
 
