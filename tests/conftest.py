@@ -166,3 +166,15 @@ def make_gateway(
     """A gateway client of the sandbox at ``url`` (its root; the gateway is under /gateway)."""
     profile = Profile(base_url=f"{url}/gateway", user=user, password=password, partner_code="")
     return GatewayClient(gateway_transport(profile, retry=retry, transport=transport))
+
+
+class Lines(logging.Handler):
+    """The log's lines as text: unlike the test's own log, no record (and no traceback) is
+    kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))

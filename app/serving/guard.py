@@ -28,6 +28,7 @@ class GuardedH11Protocol(H11Protocol):
     _head_timer: asyncio.TimerHandle | None = None
     _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
+    _dropped = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -38,8 +39,8 @@ class GuardedH11Protocol(H11Protocol):
                 for other in self.connections
                 if isinstance(other, GuardedH11Protocol)
                 and other is not self
+                and not other._dropped  # not one already on its way out
                 and other.waits_on_client()
-                and not other.transport.is_closing()  # not one already on its way out
             ]
             # the longest waiting goes; if none waits, all are being answered: the new one goes
             min(waiting, key=lambda other: other._armed_at, default=self)._close()
@@ -82,6 +83,16 @@ class GuardedH11Protocol(H11Protocol):
         if self.conn.their_state == h11.IDLE:  # still no whole request head
             self._close()
 
+    def shutdown(self) -> None:
+        """A stop's grace is not waited out for a reader who stopped taking its answer."""
+        if self._stall_timer is not None:
+            self._close()
+        else:
+            super().shutdown()
+
     def _close(self) -> None:
-        if not self.transport.is_closing():
-            self.transport.close()
+        """Dropped at once, with what was still to be written to it: a graceful close waits
+        for that to be taken, and a reader who stopped taking it would keep the connection,
+        and its place, for ever."""
+        self._dropped = True
+        self.transport.abort()

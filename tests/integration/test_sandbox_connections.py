@@ -4,6 +4,7 @@ makes room for a new one."""
 
 import socket
 import threading
+import time
 
 import httpx
 import pytest
@@ -109,6 +110,42 @@ def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch
     assert 0 < received < 50 * 1024 * 1024  # closed early, not the whole statement (280 MB)
     answer = httpx.get(f"{guarded.url}/v1/healthcheck", timeout=5)
     assert answer.status_code == 200
+
+
+def test_a_reader_who_never_reads_again_is_let_go_with_what_was_to_be_written(guarded):
+    """Dropped for taking nothing, a reader is let go at once: a graceful close would wait
+    for the rest of the answer to be taken, and it never is."""
+    accounts = httpx.get(
+        f"{guarded.url}/v1/clients/C0000001/accounts",
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "PD"},
+    ).json()
+    path = f"/v1/clients/C0000001/accounts/{accounts[1]['id']}/statement"  # a million records
+    sock = raw_request(
+        guarded.url,
+        f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
+        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
+    )
+    server = guarded._runner.server
+    ours = sock.getsockname()
+
+    def held() -> bool:
+        return any(
+            connection.transport.get_extra_info("peername") == ours
+            for connection in server.server_state.connections
+        )
+
+    def until(wanted: bool) -> bool:
+        deadline = time.monotonic() + 60
+        while held() != wanted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return held() == wanted
+
+    try:
+        assert until(True)  # taken, answered, never read from: dropped after 1 s of stall
+        assert until(False)
+    finally:
+        sock.close()
 
 
 def test_a_request_body_that_does_not_arrive_in_time_is_refused(guarded, monkeypatch):

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import json
+import logging
 import os
 import queue
 import re
@@ -18,7 +19,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from app.webhooks import receiver as receiver_module
 from app.webhooks.receiver import BackgroundReceiver, bind
 from app.webhooks.signature import load_public_key
 from app.webhooks.store import EventStore, open_store
-from tests.conftest import advance, company_body, person_body
+from tests.conftest import Lines, advance, company_body, person_body
 from tests.integration.test_sandbox_connections import closed_by_the_server
 from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body, eventually
 
@@ -546,17 +547,13 @@ def test_connections_sending_a_body_slowly_make_room_for_deliveries(tmp_path, mo
         store.close()
 
 
-def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
-    tmp_path, monkeypatch
-):
-    """Connections that send many requests and read none of the answers (each a 405 that
-    repeats a 15,000-character method): their answers wait on them, as a head or a body
-    does, and past the limit the longest waiting makes room (they used to count as being
-    answered, and every new connection was closed)."""
-    monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 4)
-    store = open_store(str(tmp_path / "events.db"))
-    running = BackgroundReceiver(store)
-    url = running.start()
+@contextlib.contextmanager
+def _readers_that_stopped_reading(
+    running: BackgroundReceiver, url: str, count: int
+) -> Iterator[Callable[[], int]]:
+    """``count`` connections, one after the other, each sending many requests and reading
+    none of the answers (each a 405 that repeats a 15,000-character method) until the
+    receiver's answers to it wait on it; gives how many of its connections wait so."""
     host, port = url.removeprefix("http://").split("/")[0].split(":")
     requests = (b"X" * 15_000 + b" /webhooks HTTP/1.1\r\nHost: r\r\n\r\n") * 256
     connections = running._runner.server.server_state.connections  # type: ignore[union-attr]
@@ -566,7 +563,7 @@ def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
 
     readers: list[socket.socket] = []
     try:
-        for count in range(1, 6):  # one at a time, each stalled before the next comes
+        for number in range(1, count + 1):  # each stalled before the next comes
             sock = socket.socket()
             readers.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -574,18 +571,53 @@ def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
             sock.connect((host, int(port)))
             sock.setblocking(False)
             sent, deadline = 0, time.monotonic() + 30
-            while stalled() < count and sent < len(requests) and time.monotonic() < deadline:
+            while stalled() < number and sent < len(requests) and time.monotonic() < deadline:
                 try:
                     sent += sock.send(requests[sent : sent + 65536])
-                except BlockingIOError:  # the server reads no more: its answers wait
+                except BlockingIOError:  # the receiver reads no more: its answers wait
                     time.sleep(0.01)
-        assert stalled() == 5
-        assert a_delivery_is_stored(url)
+        yield stalled
     finally:
         for sock in readers:
             sock.close()
+
+
+def test_connections_that_stop_reading_their_answers_make_room_for_deliveries(
+    tmp_path, monkeypatch
+):
+    """Connections that read none of their answers: those wait on them, as a head or a body
+    does, and past the limit the longest waiting makes room (they used to count as being
+    answered, and every new connection was closed)."""
+    monkeypatch.setattr(receiver_module, "MAX_CONNECTIONS", 4)
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    try:
+        with _readers_that_stopped_reading(running, url, 4) as stalled:
+            assert stalled() == 4  # as many as the limit: the delivery makes five
+            assert a_delivery_is_stored(url)
+    finally:
         running.stop()
         store.close()
+
+
+def test_a_stop_waits_for_no_reader_that_stopped_reading(tmp_path):
+    """A stop lets go at once of the connections whose answers wait on readers that stopped
+    taking them: its grace is for answers under way, and those would only run it out."""
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    cancelled = Lines()
+    uvicorn_log = logging.getLogger("uvicorn.error")  # configured by the server: heard after
+    uvicorn_log.addHandler(cancelled)
+    try:
+        with _readers_that_stopped_reading(running, url, 2) as stalled:
+            assert stalled() == 2
+            running.stop(timeout=30)
+    finally:
+        uvicorn_log.removeHandler(cancelled)
+        store.close()
+    assert not [line for line in cancelled.lines if "timeout graceful shutdown" in line]
 
 
 def test_a_receiver_killed_mid_stream_loses_nothing_it_acknowledged(store_spec):

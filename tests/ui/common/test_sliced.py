@@ -6,22 +6,11 @@ import weakref
 import pytest
 
 from app.ui.common.sliced import SlicedWork
+from tests.conftest import Lines
 
 
 class Made:
     """Something the work made (a sort's keys, say)."""
-
-
-class Lines(logging.Handler):
-    """The log's lines as text: unlike the test's own log, no record (and no traceback) is
-    kept."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(self.format(record))
 
 
 def test_work_that_raises_ends_is_said_and_keeps_nothing_it_made(qtbot, monkeypatch):
