@@ -293,7 +293,13 @@ class ReceiverApp:
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                # a forced stop (a second Ctrl-C) ends the loop with no shutdown message: the
+                # answers it cut were never acknowledged, and the store's thread ends at the
+                # exit all the same; uvicorn would log this as a fault, with a traceback
+                return
             if message["type"] == "lifespan.startup":
                 self.writer = Writer(self.store)
                 await send({"type": "lifespan.startup.complete"})

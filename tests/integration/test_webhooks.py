@@ -755,6 +755,39 @@ def test_ctrl_c_in_its_terminal_stops_every_process_as_asked_and_says_nothing_of
     assert "ended on its own" not in errors
 
 
+def test_a_second_ctrl_c_ends_the_stop_at_once_and_says_no_fault(tmp_path):
+    """The first Ctrl-C waits for a body held back (a bounded grace); a second one ends the
+    wait at once, as uvicorn does: what was cut is not acknowledged, and the forced end is
+    not logged as a fault of the app with a traceback (it used to be, from the lifespan)."""
+    process, url = _serve(str(tmp_path / "events.db"))
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    held = socket.create_connection((host, int(port)), timeout=30)
+    try:
+        held.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+        assert a_delivery_is_stored(url)  # serving, the held request under way
+        process.send_signal(signal.SIGINT)
+
+        def refusing() -> bool:  # the stop has begun: no new connection is taken
+            try:
+                socket.create_connection((host, int(port)), timeout=30).close()
+            except ConnectionRefusedError:
+                return True
+            return False
+
+        eventually(refusing)
+        process.send_signal(signal.SIGINT)
+        _out, errors = process.communicate(timeout=30)  # a bound: the grace is not waited out
+        with contextlib.suppress(ConnectionResetError):  # closed with its byte unread
+            assert not held.recv(100).startswith(b"HTTP/1.1 200")  # cut, never acknowledged
+    finally:
+        held.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Traceback" not in errors and "lifespan" not in errors
+
+
 def _log_line(process: subprocess.Popen[str], text: str) -> str:
     """The receiver's first log line holding ``text`` (the log is read on a thread of its
     own, so that a line never said fails the test within a bound instead of hanging it)."""
