@@ -254,6 +254,7 @@ class StatementColumns:
         # among them): a sort knows what its keys span without a pass over a million values
         self.amounts_high = 0
         self.balances_low = self.balances_high = 0
+        self.zero_amounts = False  # whether any row's amount is 0 (a sort's keys treat it apart)
         self._ordinals: dict[str, int] = {}  # a date's ordinal, parsed once per date
 
     def __len__(self) -> int:
@@ -290,13 +291,10 @@ class StatementColumns:
         days, directions, amounts, balances, types, currencies = rows[:6]
         ids, descriptions, names, accounts, references = rows[6:]
         try:
-            amount_column = array("q", amounts)  # integers only (bools as 0 and 1, as pydantic)
-            if min(amount_column) < 0:
-                return False
             self._add(
                 self._days(days),
                 array("b", map(_CREDIT.get, directions)),  # type: ignore[arg-type] # None: refused
-                amount_column,
+                array("q", amounts),  # integers only (bools as 0 and 1, as pydantic)
                 array("q", balances),
                 (types, currencies, names, accounts),
                 (ids, descriptions, references),
@@ -359,6 +357,9 @@ class StatementColumns:
     ) -> None:
         """Everything is computed before any column grows: a piece that cannot be taken
         leaves the columns as they were (the dictionaries forget the values it brought)."""
+        least = min(amounts, default=0)
+        if least < 0:
+            raise Unplain  # amounts are sent unsigned
         types, currencies, names, accounts = repeated
         dictionaries = (
             self.types,
@@ -384,6 +385,7 @@ class StatementColumns:
         # from here on nothing can fail
         if amounts:
             self.amounts_high = max(self.amounts_high, max(amounts))
+            self.zero_amounts = self.zero_amounts or least == 0
             self.balances_low = min(self.balances_low, min(balances))
             self.balances_high = max(self.balances_high, max(balances))
         self.days += days

@@ -62,24 +62,27 @@ def _sorted_in_copies(
     """The rows in order, worked out by forked copies while the window waits and paints:
     no stall, and a packable column in less time than Python's sort takes over the column's
     values alone. None when a copy failed: the rows are then sorted here."""
+    work: Callable[[Callable[[bytes], None]], bytes]
     if packable(data, column):
         parts = PARTS
         chosen = None if len(rows) == len(data) else rows  # None: all the rows, in some order
 
-        def by_keys(_say: Callable[[bytes], None]) -> bytes:
+        def by_keys(say: Callable[[bytes], None]) -> bytes:
             keys = packed_keys(data, column, descending)
             # the other parts by copies of this copy: the keys made once, the columns the
             # same for all (the window forks once, for a shorter pause)
             others = [
                 forked.Forked(partial(_part, keys, chosen, part, parts)) for part in range(1, parts)
             ]
-            found = [ordered_part(keys, chosen, 0, parts)]
+            # each part written on as soon as it and those before it are done: the window
+            # reads the first while the others are still being sorted
+            say(ordered_part(keys, chosen, 0, parts))
             for other in others:
                 part = other.wait()
                 if part is None:
                     raise RuntimeError("a part of the sort failed")  # the window sorts
-                found.append(part)
-            return b"".join(found)
+                say(part)
+            return b""
 
         work = by_keys
     else:

@@ -122,10 +122,18 @@ def ordered_part(keys: array[float], rows: array[int] | None, part: int, parts: 
         cuts = [-math.inf, *(sample[len(sample) * i // parts] for i in range(1, parts)), math.inf]
         low, high = (cuts[part], cuts[part + 1]) if sample else (-math.inf, math.inf)
         source = keys if rows is None else map(keys.__getitem__, rows)
-        # one comprehension, its floats compared inline: twice as fast as filter()
-        chosen = [key for key in source if low <= key < high]
+        # one comprehension, its floats compared inline: twice as fast as filter(); the first
+        # and last parts have one bound to compare with, not two
+        if low == -math.inf:
+            chosen = [key for key in source if key < high]
+        elif high == math.inf:
+            chosen = [key for key in source if low <= key]
+        else:
+            chosen = [key for key in source if low <= key < high]
     chosen.sort()
-    raw = struct.pack(f"<{len(chosen)}d", *chosen)  # array("d", a list) takes twice as long
+    # native doubles (a little-endian machine, as `packable` checks): copied as they are, where
+    # "<" converts each; array("d", a list) takes twice as long
+    raw = struct.pack(f"@{len(chosen)}d", *chosen)
     found = bytearray(4 * len(chosen))
     for byte in range(3):
         found[byte::4] = raw[byte::8]
@@ -144,9 +152,11 @@ def _value_and_groups(data: StatementColumns, column: int) -> tuple[bytes, bytes
             value[3::4] = value[3::4].translate(_SIGN_FLIPPED)
             return bytes(value), currency, max(len(rank), 1)
         amounts = _low_words(data.amounts)
-        zero = _or(_or(amounts[0::4], amounts[1::4]), _or(amounts[2::4], amounts[3::4]))
         # credits above debits; a zero amount counts as a credit, so all zeros keep booking order
-        credit = _or(bytes(data.credits), zero.translate(_IS_ZERO))
+        credit = bytes(data.credits)
+        if data.zero_amounts:
+            zero = _or(_or(amounts[0::4], amounts[1::4]), _or(amounts[2::4], amounts[3::4]))
+            credit = _or(credit, zero.translate(_IS_ZERO))
         debit_mask = bytearray(4 * rows)
         for byte in range(4):
             debit_mask[byte::4] = credit.translate(bytes([0xFF, 0]) + bytes(254))

@@ -220,6 +220,28 @@ def test_a_piece_not_taken_leaves_the_columns_as_they_were():
     assert rows_of(columns)[1]["currency"] == "XYZ" and columns.currencies.values[1] == "XYZ"
 
 
+@pytest.mark.parametrize("by_model", [False, True])
+def test_whether_any_amount_is_zero_is_known_without_a_pass_over_the_rows(by_model):
+    """A sort by amount treats zeros apart only when there are any (a pass over a million
+    amounts saved); a piece refused does not count."""
+    columns = StatementColumns()
+
+    def add(records: list[dict]) -> bool:
+        if by_model:
+            columns.add_records(RECORDS.validate_python(records))
+            return True
+        return columns.add_parsed(records)
+
+    assert add([GOOD, dict(GOOD, id="ST2", amount=1)])
+    assert columns.zero_amounts is False
+    assert not columns.add_parsed([dict(GOOD, id="ST3", amount=0), dict(GOOD, amount=-1)])
+    assert columns.zero_amounts is False
+    assert add([dict(GOOD, id="ST4", amount=7), dict(GOOD, id="ST5", amount=0)])
+    assert columns.zero_amounts is True
+    assert add([dict(GOOD, id="ST6", amount=9)])
+    assert columns.zero_amounts is True
+
+
 def test_records_come_back_as_they_arrived_with_dates_amounts_and_codes():
     columns = StatementColumns()
     rows = [
