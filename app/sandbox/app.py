@@ -7,10 +7,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.core import redaction
 from app.sandbox import banking, control, gateway, webhooks
@@ -98,11 +101,31 @@ async def _lifespan(application: Starlette) -> AsyncIterator[None]:
         await host.stop()
 
 
+class _PathInUtf8:
+    """A path whose %XX are not UTF-8 is refused before any route sees it: uvicorn decodes
+    it with U+FFFD for each bad byte, and "Client \ufffd\ufffd not found" would answer an ID
+    that was never sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            try:
+                unquote_to_bytes(scope.get("raw_path") or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                body = error_body("The path is not valid UTF-8", "Invalid request")
+                await json_response(body, 400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: SandboxSettings | None = None) -> Starlette:
     redaction.install()  # no card number or security code in any log record of the process
     application = Starlette(
         routes=[*banking.mounts(), *gateway.mounts(), *control.routes()],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
+        middleware=[Middleware(_PathInUtf8)],
         lifespan=_lifespan,
     )
     application.state.host = SandboxHost(application, settings or SandboxSettings())

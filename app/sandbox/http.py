@@ -326,8 +326,9 @@ _ONCE = ("authorization", "x-partner-code", "x-request-id")
 
 
 def _given_once(name: str, values: list[str]) -> str | None:
-    """The one value of a query parameter or header; given twice, which one was meant? It is
-    refused, never one taken silently."""
+    """The one value of a query parameter or header (``name`` says which: "limit", "the
+    authorization header"); given twice, which one was meant? It is refused, never one taken
+    silently."""
     if len(values) > 1:
         raise Refusal(f"{name}: given {len(values)} times; give it once")
     return values[0] if values else None
@@ -342,7 +343,9 @@ def _check_query(request: Request) -> None:
 
 def _check_headers(request: Request, spec: Operation, request_id: str | None) -> str | None:
     for name in _ONCE:
-        _given_once(name, request.headers.getlist(name))
+        # "the … header": "authorization: given" would read as a credential to the redaction
+        # every message passes through, and be sent as "authorization: ***"
+        _given_once(f"the {name} header", request.headers.getlist(name))
     user = None
     if spec.secured:
         user = authenticate(request)

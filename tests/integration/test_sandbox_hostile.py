@@ -419,15 +419,22 @@ def test_a_key_header_given_twice_or_a_query_not_utf8_is_refused(admin, bank):
         auth=AUTH,
         headers=[("x-partner-code", "PD"), ("x-request-id", "dupA"), ("x-request-id", "dupB")],
     )
-    refused(twice, "x-request-id: given 2 times; give it once")
+    refused(twice, "the x-request-id header: given 2 times; give it once")
     partner_twice = admin.get(
         "/v1/clients", auth=AUTH, headers=[("x-partner-code", "A"), ("x-partner-code", "B")]
     )
-    refused(partner_twice, "x-partner-code: given 2 times; give it once")
+    refused(partner_twice, "the x-partner-code header: given 2 times; give it once")
+    auth_twice = admin.get(
+        "/v1/clients",
+        headers=[*PC.items(), ("authorization", "Basic eDp5"), ("authorization", "Basic eDp5")],
+    )
+    refused(auth_twice, "the authorization header: given 2 times; give it once")  # not "***"
     assert len(bank.clients) == before
     for query in ("id=%FF", 'filter=email[eq]"%ED%A0%80"'):
         answer = admin.get(f"/v1/clients?{query}", auth=AUTH, headers=PC)
         refused(answer, "The query is not valid UTF-8")
+    for path in ("/v1/clients/%FF", "/v1/clients/%ED%A0%80"):  # not "Client \ufffd not found"
+        refused(admin.get(path, auth=AUTH, headers=PC), "The path is not valid UTF-8")
     valid = admin.get("/v1/clients?filter=email[eq]%22%C3%A9%40x.lt%22", auth=AUTH, headers=PC)
     assert valid.status_code == 200  # UTF-8 that is valid passes
 
