@@ -51,6 +51,11 @@ class GuardedH11Protocol(H11Protocol):
         return self.conn.their_state in _WAITING_FOR_CLIENT or self._stall_timer is not None
 
     def on_response_complete(self) -> None:
+        if self.conn.their_state is h11.SEND_BODY:
+            # answered before its body ended (refused, or it came too slowly): the rest would
+            # be read for nothing, a byte now and then keeping the connection for ever, so it
+            # is closed once the answer is written, as uvicorn does after its own 400
+            self.transport.close()
         super().on_response_complete()
         self._arm()
 
