@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, chain, islice, repeat
 
 BLOCK = 4096
+_BLOCKS_KEPT = 8  # made blocks kept for the next pieces (about 40 kB each)
 CURRENCY = "EUR"
 
 COUNTERPARTIES = [
@@ -85,6 +86,9 @@ class DemoHistory:
     opening: int
     _balances: list[int] = field(default_factory=list, repr=False)  # before each block
     _templates: dict[Head, bytes] = field(default_factory=dict, repr=False)
+    # the blocks made last, the most recent at the end: a statement's pieces are smaller than
+    # a block, and readers of the same period at once ask for the same blocks
+    _recent: dict[int, Movements] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return self.count
@@ -112,6 +116,14 @@ class DemoHistory:
         return low, bisect.bisect_right(numbers, date_to.toordinal(), key=self.day)
 
     def movements(self, block: int) -> Movements:
+        recent = self._recent
+        made = recent.pop(block, None) or self._made(block)
+        recent[block] = made
+        if len(recent) > _BLOCKS_KEPT:
+            del recent[next(iter(recent))]
+        return made
+
+    def _made(self, block: int) -> Movements:
         rng = random.Random(self.seed * 1_000_003 + block)  # noqa: S311 - demo data
         draw = rng.random
         first = block * BLOCK

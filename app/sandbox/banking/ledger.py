@@ -218,7 +218,7 @@ class Ledger:
         return b"".join(self.statement_chunks(date_from, date_to, currency))
 
     def statement_chunks(
-        self, date_from: dt.date, date_to: dt.date, currency: str | None, batch: int = 8192
+        self, date_from: dt.date, date_to: dt.date, currency: str | None, batch: int = 2048
     ) -> Iterator[bytes]:
         """The statement as a JSON array, in pieces of ``batch`` records: only one piece is
         held at a time, however long the period. The range is fixed when reading starts:

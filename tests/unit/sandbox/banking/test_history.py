@@ -84,3 +84,23 @@ def streamed_peak(count: int) -> int:
 def test_sending_a_statement_holds_one_piece_however_long_the_period():
     small, large = streamed_peak(5_000), streamed_peak(30_000)  # six times as long
     assert large < small * 1.5 and large < 4 * 1024 * 1024
+
+
+def test_a_statement_is_sent_in_pieces_a_stalled_reader_holds_little_of():
+    """A reader who stops reading holds the piece under way in the server's memory: 8,192
+    records a piece made a few hundred such readers hold gigabytes; a piece is now under
+    600 kB, and the pieces are the whole statement."""
+    ledger = ledger_with(3 * BLOCK + 17)
+    pieces = list(ledger.statement_chunks(*EVER, None))
+    assert max(len(piece) for piece in pieces) < 600_000
+    assert len(pieces) > 6  # the history's 12,305 records: more than one piece a block
+    assert b"".join(pieces) == ledger.statement_json(*EVER, None)
+
+
+def test_blocks_kept_for_the_next_pieces_are_the_blocks_made_anew():
+    history = DemoHistory(0, SINCE, UNTIL, 20 * BLOCK, 7, 50_000_000)
+    fresh = DemoHistory(0, SINCE, UNTIL, 20 * BLOCK, 7, 50_000_000)
+    order = [3, 3, 0, 19, 3, *range(20), 5]  # kept, made again after being let go
+    for block in order:
+        assert history.movements(block) == fresh._made(block)
+    assert history.movements(19) is history.movements(19)  # kept: not made twice in a row
