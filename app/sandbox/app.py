@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
@@ -122,6 +123,9 @@ class _PathInUtf8:
 
 def create_app(settings: SandboxSettings | None = None) -> Starlette:
     redaction.install()  # no card number or security code in any log record of the process
+    # the multipart parser logs each malformed body it meets, then raises: the sender is told
+    # why (400), and a line per hostile request would flood the log
+    logging.getLogger("python_multipart").setLevel(logging.ERROR)
     application = Starlette(
         routes=[*banking.mounts(), *gateway.mounts(), *control.routes()],
         exception_handlers={404: _not_found, 405: _method_not_allowed},

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,13 @@ ACCEPT_BATCH = 64
 BATCHES_IN_FLIGHT = 4  # accepted, or closed by the bound, and not yet let go (seen: three)
 OTHER_FILES = 64  # the process's own: the store, its logs, pipes, the loop's
 ACCEPT_FAILURE_SECONDS = 10.0  # accepts failing (out of files) are said at most this often
+SAID_BRIEFLY_SECONDS = 10.0  # and so is each of uvicorn's lines a client's request can cause
+_SAID_PER_REQUEST = (
+    "Invalid HTTP request received.",
+    "Unsupported upgrade request.",
+    "No supported WebSocket library detected.",
+    "Exceeded concurrency limit.",
+)
 _ACCEPT_FAILED = "socket.accept() out of system resource"  # asyncio's words
 MIN_CONNECTIONS = 16  # however few files may be opened: a client's pool needs several
 
@@ -57,9 +65,41 @@ def guarded_server(
         "backlog": batch,
     }
     settings.update(config)
-    return uvicorn.Server(
+    server = uvicorn.Server(
         uvicorn.Config(app, http=protocol, limit_concurrency=2 * max_connections, **settings)
     )
+    # after uvicorn's Config, which configures its loggers
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(each, SaidBriefly) for each in uvicorn_log.filters):
+        uvicorn_log.addFilter(SaidBriefly(_SAID_PER_REQUEST))
+    return server
+
+
+class SaidBriefly(logging.Filter):
+    """Messages a client can have logged once per request it sends (garbage, an upgrade
+    asked for) are said the first time, then at most once every ``SAID_BRIEFLY_SECONDS``
+    with how many there were: thousands of requests would flood the log, a line each."""
+
+    def __init__(self, messages: tuple[str, ...]) -> None:
+        super().__init__()
+        self._messages = messages
+        self._last_said: dict[str, float] = {}
+        self._unsaid: dict[str, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        if not isinstance(message, str) or not message.startswith(self._messages):
+            return True
+        now = time.monotonic()
+        last = self._last_said.get(message)
+        if last is not None and now - last < SAID_BRIEFLY_SECONDS:
+            self._unsaid[message] = self._unsaid.get(message, 0) + 1
+            return False
+        unsaid = self._unsaid.pop(message, 0)
+        self._last_said[message] = now
+        if unsaid:
+            record.msg = f"{message} (and {unsaid} more like it since last said)"
+        return True
 
 
 def connection_bound(wanted: int) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 in a line now and then, not a traceback each."""
 
 import asyncio
+import logging
 import resource
 
 import pytest
@@ -62,3 +63,22 @@ def test_accepts_failing_are_said_once_in_a_while_with_their_count(caplog):
         )
     finally:
         loop.close()
+
+
+def test_a_line_a_client_can_cause_per_request_is_said_once_in_a_while_with_a_count(monkeypatch):
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock["now"])
+    said_briefly = runner.SaidBriefly(("Invalid HTTP request received.",))
+
+    def passes(message: str) -> str | None:
+        record = logging.LogRecord("uvicorn.error", logging.WARNING, "", 0, message, None, None)
+        return record.getMessage() if said_briefly.filter(record) else None
+
+    assert passes("Invalid HTTP request received.") == "Invalid HTTP request received."
+    assert [passes("Invalid HTTP request received.") for _ in range(299)] == [None] * 299
+    assert passes("Started server process") == "Started server process"  # others: each said
+    clock["now"] += runner.SAID_BRIEFLY_SECONDS
+    assert passes("Invalid HTTP request received.") == (
+        "Invalid HTTP request received. (and 299 more like it since last said)"
+    )
+    assert passes("Invalid HTTP request received.") is None
