@@ -14,8 +14,7 @@ from starlette.applications import Starlette
 from app.sandbox.app import SandboxSettings, create_app
 from app.sandbox.banking.state import Bank
 from app.sandbox.http import SandboxState
-from app.serving.runner import BackgroundServer, guarded_server
-from app.serving.runner import serve_forever as serve_in_foreground
+from app.serving.runner import BackgroundServer, guarded_server, serve_until_stopped
 from app.serving.sockets import bind
 
 
@@ -32,8 +31,8 @@ def _server(settings: SandboxSettings) -> uvicorn.Server:
 def serve_forever(
     sock: socket.socket, *, settle_seconds: float = 2.0, with_parent: bool = False
 ) -> None:
-    """Serve on this listening socket until interrupted (or, ``with_parent``, until stdin
-    closes)."""
+    """Serve on this listening socket until SIGTERM or Ctrl-C (or, ``with_parent``, until
+    stdin closes), then end gracefully (status 0)."""
     server = _server(SandboxSettings(settle_seconds=settle_seconds))
 
     def started() -> None:
@@ -49,7 +48,7 @@ def serve_forever(
 
         threading.Thread(target=watch_stdin, name="parent-watch", daemon=True).start()
 
-    serve_in_foreground(server, sock, started)
+    serve_until_stopped(server, sock, started)
 
 
 class BackgroundSandbox:

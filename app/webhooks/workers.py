@@ -25,12 +25,10 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import partial
-from types import FrameType
 
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from app.serving.runner import serve_forever as serve_in_foreground
+from app.serving.runner import StopRequest
 from app.serving.sockets import bind
 from app.webhooks.receiver import listening_url, receiver_server
 from app.webhooks.store import EventStore
@@ -46,44 +44,6 @@ def default_workers() -> int:
     if not sys.platform.startswith("linux"):
         return 1
     return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
-
-
-class StopRequest:
-    """SIGTERM and SIGINT taken as a request to stop: the server is told to exit, when there
-    is one, and nothing is raised. An exception raised from a handler lands wherever the
-    signal finds the process — in logging's fork hooks it left their lock held, and a later
-    log line waited for it for ever — and uvicorn raises both signals again once it has shut
-    down, which would otherwise end the process before its store is closed and its copies
-    waited for."""
-
-    def __init__(self) -> None:
-        self.asked = False
-        self.server: uvicorn.Server | None = None
-        self.also: Callable[[], None] | None = None  # told at once too (the copies)
-
-    def __call__(self, _signal: int, _frame: object) -> None:
-        self.asked = True
-        if self.server is not None:
-            self.server.should_exit = True
-        if self.also is not None:
-            self.also()
-
-    def serve(
-        self, server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
-    ) -> None:
-        """Serve, unless a stop was asked for already."""
-        self.server = server
-        uvicorn_exit = server.handle_exit
-
-        def handle_exit(sign: int, frame: FrameType | None) -> None:
-            # uvicorn's handler while it serves (it calls this one once it has shut down):
-            # the copies are told at once, not after this process's grace
-            uvicorn_exit(sign, frame)
-            self(sign, frame)
-
-        server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
-        if not self.asked:
-            serve_in_foreground(server, sock, started)
 
 
 def serve_forever(

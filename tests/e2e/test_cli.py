@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -84,6 +85,27 @@ def _check_announced_sandbox(process: subprocess.Popen[str]) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("sign", [signal.SIGTERM, signal.SIGINT])
+def test_the_sandbox_stops_gracefully_on_sigterm_or_ctrl_c(sign):
+    """As the receiver does: uvicorn raised SIGTERM again once it had shut down, and the
+    sandbox ended killed by it (status -15) after a graceful stop."""
+    process = subprocess.Popen(
+        [EXE, "sandbox", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        assert httpx.get(f"{url}/v1/healthcheck", timeout=30).status_code == 200  # serving
+        process.send_signal(sign)
+        _out, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Traceback" not in errors
 
 
 def test_sandbox_refuses_a_bad_port():
