@@ -26,6 +26,16 @@ BODY_SECONDS = 30.0  # a request's body arrives within this after its head, or i
 
 MULTIPART_BODY_BYTES = limits.ATTACHMENT_BYTES.high + 256 * 1024
 
+# held at once of bodies still arriving, past each one's first 64 KiB: six whole uploads
+# (decided; past it a body is answered 503 with Retry-After: see the README)
+ARRIVING_BYTES = 6 * MULTIPART_BODY_BYTES
+BUSY_RETRY_SECONDS = 5
+
+
+def arriving_budget() -> serving_body.BodyBudget:
+    """A sandbox's own (its app's state: one event loop counts it)."""
+    return serving_body.BodyBudget(ARRIVING_BYTES)
+
 
 JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
 
@@ -97,7 +107,12 @@ async def read_capped(request: Request, cap: int) -> bytes:
     """The request's body, refused past ``cap`` bytes without reading the rest, or when it
     does not arrive within BODY_SECONDS of its head."""
     try:
-        return await serving_body.read_capped(request, cap, BODY_SECONDS)
+        budget = request.app.state.arriving
+        return await serving_body.read_capped(request, cap, BODY_SECONDS, budget)
+    except serving_body.BodiesTooMany as busy:
+        raise Refusal(
+            str(busy), "Service unavailable", 503, retry_after=BUSY_RETRY_SECONDS
+        ) from None
     except serving_body.BodyRefused as refused:
         raise Refusal(str(refused)) from None
 

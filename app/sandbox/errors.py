@@ -18,11 +18,19 @@ MESSAGES = {
 class Refusal(Exception):
     """A request the sandbox refuses; becomes ``{"failure_message", "detail": {...}}``."""
 
-    def __init__(self, message: str, title: str = "Invalid request", status: int = 400) -> None:
+    def __init__(
+        self,
+        message: str,
+        title: str = "Invalid request",
+        status: int = 400,
+        *,
+        retry_after: int | None = None,  # seconds, said in Retry-After (a 503)
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.title = title
         self.status = status
+        self.retry_after = retry_after
 
 
 def not_found(what: str) -> Refusal:

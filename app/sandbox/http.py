@@ -217,8 +217,12 @@ def json_response(
 
 
 def refusal_response(refusal: Refusal) -> Response:
-    headers = {"WWW-Authenticate": 'Basic realm="core"'} if refusal.status == 401 else None
-    return json_response(error_body(refusal.message, refusal.title), refusal.status, headers)
+    headers = {"WWW-Authenticate": 'Basic realm="core"'} if refusal.status == 401 else {}
+    if refusal.retry_after is not None:
+        headers["Retry-After"] = str(refusal.retry_after)
+    return json_response(
+        error_body(refusal.message, refusal.title), refusal.status, headers or None
+    )
 
 
 def encode(payload: object) -> bytes:

@@ -15,15 +15,35 @@ class BodyRefused(Exception):
     """The body was not read: the reason, in words a sender can act on."""
 
 
-async def read_body(receive: Receive, declared: str, cap: int, seconds: float) -> bytes:
+class BodiesTooMany(BodyRefused):
+    """The server holds as much of bodies still arriving as it takes: sent again later,
+    the body is read."""
+
+
+class BodyBudget:
+    """What a server holds at once of bodies still arriving, past each one's first
+    ``free`` bytes: senders who send most of a large body and then stall cannot make it
+    hold a large body's worth for every connection it keeps (250 such uploads held 2.5 GB).
+    The first bytes are free, so small bodies (most requests) are never refused for it."""
+
+    def __init__(self, most: int, free: int = 64 * 1024) -> None:
+        self.most = most
+        self.free = free
+        self.held = 0
+
+
+async def read_body(
+    receive: Receive, declared: str, cap: int, seconds: float, budget: BodyBudget | None = None
+) -> bytes:
     """The body of an ASGI request (``declared``: its Content-Length header, or ""), refused
-    past ``cap`` bytes without reading the rest, and when it does not arrive whole within
-    ``seconds`` (a slow or stalled body is not waited for)."""
+    past ``cap`` bytes without reading the rest, when it does not arrive whole within
+    ``seconds`` (a slow or stalled body is not waited for), and when it would take the
+    ``budget`` past its most."""
     too_large = f"The body is larger than {cap // 1024:,} KiB"
     if declared.isdigit() and int(declared) > cap:
         raise BodyRefused(too_large)
     parts: list[bytes] = []
-    size = 0
+    size = counted = 0
     try:
         async with asyncio.timeout(seconds):
             while True:
@@ -34,17 +54,31 @@ async def read_body(receive: Receive, declared: str, cap: int, seconds: float) -
                 size += len(chunk)
                 if size > cap:
                     raise BodyRefused(too_large)
+                if budget is not None and size > budget.free:
+                    more = size - budget.free - counted
+                    if budget.held + more > budget.most:
+                        raise BodiesTooMany(
+                            "The server is receiving too many large bodies at once; send "
+                            "it again later"
+                        )
+                    budget.held += more
+                    counted += more
                 parts.append(chunk)
                 if not message.get("more_body", False):
                     break
     except TimeoutError:
         raise BodyRefused(f"The body did not arrive within {seconds:g} s") from None
+    finally:
+        if budget is not None:
+            budget.held -= counted  # whole or refused, it no longer arrives
     return b"".join(parts)
 
 
-async def read_capped(request: Request, cap: int, seconds: float) -> bytes:
+async def read_capped(
+    request: Request, cap: int, seconds: float, budget: BodyBudget | None = None
+) -> bytes:
     """A Starlette request's body, bounded as ``read_body`` bounds it."""
     declared = request.headers.get("content-length", "")
-    raw = await read_body(request.receive, declared, cap, seconds)
+    raw = await read_body(request.receive, declared, cap, seconds, budget)
     request._body = raw  # so request.form() parses what was read here
     return raw

@@ -14,6 +14,7 @@ from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
 from app.serving.guard import GuardedH11Protocol
 from tests.conftest import Lines
+from tests.webhook_helpers import eventually
 
 
 @pytest.fixture(scope="module")
@@ -244,3 +245,49 @@ def test_garbage_sent_again_and_again_is_said_in_the_log_once_in_a_while(guarded
     assert heard.lines.count("Invalid HTTP request received.") == 1
     assert heard.lines.count("Unsupported upgrade request.") <= 1
     assert not [line for line in heard.lines if "boundary" in line]
+
+
+def test_large_bodies_held_back_at_once_are_bounded_and_small_ones_still_served():
+    """Uploads sent but for their last bytes hold memory until their 30 s run out (250 of
+    10 MiB held 2.5 GB): past what the sandbox holds at once of bodies still arriving, beyond
+    each one's first 64 KiB, a body is answered 503 with Retry-After; small bodies are not
+    counted, and what a body held is given back when it ends, however it ends."""
+    from app.serving.body import BodyBudget
+
+    sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=10))
+    url = sandbox.start()
+    budget = BodyBudget(most=200_000)
+    assert sandbox._runner.server is not None
+    sandbox._runner.server.config.app.state.arriving = budget
+    head = (
+        b"POST /v1/attachments HTTP/1.1\r\nHost: s\r\nAuthorization: Basic ZGVtbzpkZW1v\r\n"
+        b"x-partner-code: PD\r\nx-request-id: held-%d\r\n"
+        b"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000000\r\n\r\n"
+    )
+    held: list[socket.socket] = []
+    try:
+        for n in range(2):  # 150 kB each: 86 kB counted each, 172 kB of the 200 kB
+            held.append(raw_request(url, head % n + b"x" * 150_000))
+        eventually(lambda: budget.held == 2 * (150_000 - budget.free))
+        third = raw_request(url, head % 2 + b"x" * 150_000)
+        answer = b""
+        while b"send it again later" not in answer and (chunk := third.recv(65536)):
+            answer += chunk  # the head and the body may come apart
+        third.close()
+        assert answer.startswith(b"HTTP/1.1 503 ")
+        assert b"retry-after: 5\r\n" in answer.lower()
+        assert b"The server is receiving too many large bodies at once" in answer
+        small = httpx.post(  # not counted: refused for what it is, not for the budget
+            f"{url}/v1/clients",
+            auth=("demo", "demo"),
+            headers={"x-partner-code": "PD", "x-request-id": "small-body"},
+            json={"client_type": "PERSON"},
+        )
+        assert small.status_code == 400 and "too many" not in small.text
+        for sock in held:
+            sock.close()
+        eventually(lambda: budget.held == 0)  # given back by the bodies cut off
+    finally:
+        for sock in held:
+            sock.close()
+        sandbox.stop()
