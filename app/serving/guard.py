@@ -5,6 +5,8 @@ socket, without Nagle's delay: app.serving.sockets)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import uuid
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -22,6 +24,7 @@ class GuardedH11Protocol(H11Protocol):
     answered, the new one is closed: idle, stalled, half-open, slowly sending or not reading
     connections cannot use up the server's memory and files and keep others out."""
 
+    malformed_title = "Invalid request"  # the error body's title for what is not HTTP/1.1
     head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
     max_connections = 256  # past this, the longest-idle connection without a request goes
     stall_seconds = 30.0  # a reader that takes nothing of an answer for this long is dropped
@@ -87,6 +90,24 @@ class GuardedH11Protocol(H11Protocol):
     def _head_expired(self) -> None:
         if self.conn.their_state == h11.IDLE:  # still no whole request head
             self._close()
+
+    def send_400_response(self, msg: str) -> None:
+        """What cannot be read as HTTP/1.1 is answered in the contract's error shape, as
+        every other refusal (uvicorn answers it in plain text), and the connection closed."""
+        body = json.dumps(
+            {
+                "failure_message": "The request could not be read as HTTP/1.1",
+                "detail": {"error_id": str(uuid.uuid4()), "title": self.malformed_title},
+            }
+        ).encode()
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        for event in (
+            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
 
     def shutdown(self) -> None:
         """A stop's grace is not waited out for a reader who stopped taking its answer."""

@@ -45,6 +45,7 @@ def guarded_server(
     head_seconds: float = GuardedH11Protocol.head_seconds,
     max_connections: int = GuardedH11Protocol.max_connections,
     stall_seconds: float = GuardedH11Protocol.stall_seconds,
+    malformed_title: str = GuardedH11Protocol.malformed_title,
     **config: Any,
 ) -> uvicorn.Server:
     """A uvicorn server of ``app`` whose connections are bounded as given, taking at most twice
@@ -58,6 +59,7 @@ def guarded_server(
             "head_seconds": head_seconds,
             "max_connections": max_connections,
             "stall_seconds": stall_seconds,
+            "malformed_title": malformed_title,
         },
     )
     settings: dict[str, Any] = {

@@ -329,6 +329,7 @@ def receiver_server(
         timeout_keep_alive=30,
         timeout_graceful_shutdown=GRACE_SECONDS,
         proxy_headers=False,  # nothing here reads the client's address
+        malformed_title=_TITLES[400],
     )
 
 

@@ -2,6 +2,7 @@
 whole request head in time is closed, and past the connection limit the longest-waiting one
 makes room for a new one."""
 
+import json
 import logging
 import socket
 import threading
@@ -220,8 +221,16 @@ def test_garbage_sent_again_and_again_is_said_in_the_log_once_in_a_while(guarded
     try:
         for _ in range(20):
             sock = raw_request(guarded.url, b"GARBAGE\r\n\r\n")
-            assert sock.recv(100).startswith(b"HTTP/1.1 400 ")
+            answer = b""
+            while chunk := sock.recv(65536):  # closed after the answer
+                answer += chunk
             sock.close()
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400 ")
+            assert b"content-type: application/json" in head.lower()  # not plain text
+            refusal = json.loads(body)
+            assert refusal["failure_message"] == "The request could not be read as HTTP/1.1"
+            assert refusal["detail"]["title"] == "Invalid request"
         for _ in range(5):
             upgrade = httpx.get(
                 f"{guarded.url}/v1/healthcheck", headers={"Upgrade": "h2c", "Connection": "Upgrade"}
@@ -242,7 +251,9 @@ def test_garbage_sent_again_and_again_is_said_in_the_log_once_in_a_while(guarded
     finally:
         uvicorn_log.removeHandler(heard)
         multipart_log.removeHandler(heard)
-    assert heard.lines.count("Invalid HTTP request received.") == 1
+    # at most once (none when another server of the test run said it in the last 10 s: the
+    # line is uvicorn's logger's, one per process)
+    assert heard.lines.count("Invalid HTTP request received.") <= 1
     assert heard.lines.count("Unsupported upgrade request.") <= 1
     assert not [line for line in heard.lines if "boundary" in line]
 

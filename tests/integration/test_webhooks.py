@@ -755,6 +755,27 @@ def test_ctrl_c_in_its_terminal_stops_every_process_as_asked_and_says_nothing_of
     assert "ended on its own" not in errors
 
 
+def test_what_is_not_http_is_refused_in_the_error_shape(tmp_path):
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    try:
+        host, port = url.removeprefix("http://").split("/")[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(b"POST /webhooks HTTP/1.1\r\nContent-Length: -1\r\n\r\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+    finally:
+        running.stop()
+        store.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ") and b"application/json" in head
+    refusal = json.loads(body)
+    assert refusal["failure_message"] == "The request could not be read as HTTP/1.1"
+    assert refusal["detail"]["title"] == "Invalid delivery"
+
+
 def test_a_second_ctrl_c_ends_the_stop_at_once_and_says_no_fault(tmp_path):
     """The first Ctrl-C waits for a body held back (a bounded grace); a second one ends the
     wait at once, as uvicorn does: what was cut is not acknowledged, and the forced end is
