@@ -18,7 +18,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.core import redaction
 from app.sandbox import banking, control, gateway, webhooks
-from app.sandbox.body import arriving_budget
 from app.sandbox.clock import Clock, Scheduler, utc_now
 from app.sandbox.errors import error_body
 from app.sandbox.http import SandboxState, json_response
@@ -134,5 +133,4 @@ def create_app(settings: SandboxSettings | None = None) -> Starlette:
         lifespan=_lifespan,
     )
     application.state.host = SandboxHost(application, settings or SandboxSettings())
-    application.state.arriving = arriving_budget()  # bodies still arriving, held at once
     return application

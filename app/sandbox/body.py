@@ -33,7 +33,7 @@ BUSY_RETRY_SECONDS = 5
 
 
 def arriving_budget() -> serving_body.BodyBudget:
-    """A sandbox's own (its app's state: one event loop counts it)."""
+    """A sandbox's own (its state's: one event loop counts it)."""
     return serving_body.BodyBudget(ARRIVING_BYTES)
 
 
@@ -107,7 +107,7 @@ async def read_capped(request: Request, cap: int) -> bytes:
     """The request's body, refused past ``cap`` bytes without reading the rest, or when it
     does not arrive within BODY_SECONDS of its head."""
     try:
-        budget = request.app.state.arriving
+        budget = request.app.state.sandbox.arriving
         return await serving_body.read_capped(request, cap, BODY_SECONDS, budget)
     except serving_body.BodiesTooMany as busy:
         raise Refusal(

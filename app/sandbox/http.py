@@ -33,12 +33,13 @@ from app.core import filter as flt
 from app.core import limits
 from app.core.limits import Bound
 from app.core.money import is_currency
-from app.sandbox.body import checked_text, read_body
+from app.sandbox.body import arriving_budget, checked_text, read_body
 from app.sandbox.clock import Clock, Scheduler
 from app.sandbox.errors import Refusal, error_body, status_body
 from app.sandbox.faults import Fault, Faults
 from app.sandbox.idempotency import Idempotency, StoredAnswer
 from app.sandbox.journal import Journal
+from app.serving.body import BodyBudget
 
 log = logging.getLogger("partner_desk.sandbox")
 
@@ -65,6 +66,9 @@ class SandboxState:
     idempotency: Idempotency = field(default_factory=Idempotency)
     faults: Faults = field(default_factory=Faults)
     journal: Journal = field(default_factory=Journal)
+    # what is held at once of bodies still arriving (a reset starts it anew: the bodies
+    # arriving then are refused once whole, and give back to the one they took from)
+    arriving: BodyBudget = field(default_factory=arriving_budget)
 
     def service(self, kind: type[T]) -> T:
         value = self.services[kind]

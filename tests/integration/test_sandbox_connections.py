@@ -268,8 +268,7 @@ def test_large_bodies_held_back_at_once_are_bounded_and_small_ones_still_served(
     sandbox = BackgroundSandbox(SandboxSettings(demo_statement_records=10))
     url = sandbox.start()
     budget = BodyBudget(most=200_000)
-    assert sandbox._runner.server is not None
-    sandbox._runner.server.config.app.state.arriving = budget
+    sandbox.state.arriving = budget
     head = (
         b"POST /v1/attachments HTTP/1.1\r\nHost: s\r\nAuthorization: Basic ZGVtbzpkZW1v\r\n"
         b"x-partner-code: PD\r\nx-request-id: held-%d\r\n"
