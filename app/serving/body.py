@@ -16,8 +16,8 @@ class BodyRefused(Exception):
 
 
 class BodiesTooMany(BodyRefused):
-    """The server holds as much of bodies still arriving as it takes: sent again later,
-    the body is read."""
+    """Refused for the server already holding as much of bodies still arriving as it takes
+    (`BodyBudget`), not for what the body is: sent again later, it is read."""
 
 
 class BodyBudget:
