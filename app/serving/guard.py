@@ -93,14 +93,28 @@ class GuardedH11Protocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         """What cannot be read as HTTP/1.1 is answered in the contract's error shape, as
-        every other refusal (uvicorn answers it in plain text), and the connection closed."""
+        every other refusal (uvicorn answers it in plain text), and the connection closed.
+        A request under way on it (its head was read, then its body was garbled) is ended
+        as if the client had gone: its app's answer, when it comes, is dropped — written
+        after this one, it raised in h11 and was logged with a traceback each time."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+            if cycle.response_started:  # an answer half written: nothing can follow it
+                self._close()
+                return
         body = json.dumps(
             {
                 "failure_message": "The request could not be read as HTTP/1.1",
                 "detail": {"error_id": str(uuid.uuid4()), "title": self.malformed_title},
             }
         ).encode()
-        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
         for event in (
             h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
             h11.Data(data=body),
