@@ -54,11 +54,6 @@ class GuardedH11Protocol(H11Protocol):
         return self.conn.their_state in _WAITING_FOR_CLIENT or self._stall_timer is not None
 
     def on_response_complete(self) -> None:
-        if self.conn.their_state is h11.SEND_BODY:
-            # answered before its body ended (refused, or it came too slowly): the rest would
-            # be read for nothing, a byte now and then keeping the connection for ever, so it
-            # is closed once the answer is written, as uvicorn does after its own 400
-            self.transport.close()
         super().on_response_complete()
         self._arm()
 
@@ -88,7 +83,15 @@ class GuardedH11Protocol(H11Protocol):
         self._head_timer = self.loop.call_later(self.head_seconds, self._head_expired)
 
     def _head_expired(self) -> None:
-        if self.conn.their_state == h11.IDLE:  # still no whole request head
+        their_state = self.conn.their_state
+        # still no whole request head; or still sending the body of a request answered
+        # before it ended (refused): the rest is read and dropped, as uvicorn does, so that
+        # a client sending it at once reads the answer and keeps the connection, but a
+        # byte now and then kept the connection for ever (any byte puts uvicorn's idle
+        # timer off, and no head is awaited during a body)
+        if their_state == h11.IDLE or (
+            their_state == h11.SEND_BODY and self.conn.our_state == h11.DONE
+        ):
             self._close()
 
     def send_400_response(self, msg: str) -> None:
