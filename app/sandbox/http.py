@@ -66,8 +66,7 @@ class SandboxState:
     idempotency: Idempotency = field(default_factory=Idempotency)
     faults: Faults = field(default_factory=Faults)
     journal: Journal = field(default_factory=Journal)
-    # what is held at once of bodies still arriving (a reset starts it anew: the bodies
-    # arriving then are refused once whole, and give back to the one they took from)
+    # what is held at once of bodies still arriving (a reset keeps it: app.SandboxHost)
     arriving: BodyBudget = field(default_factory=arriving_budget)
 
     def service(self, kind: type[T]) -> T:

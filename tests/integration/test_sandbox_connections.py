@@ -318,6 +318,8 @@ def test_large_bodies_held_back_at_once_are_bounded_and_small_ones_still_served(
             json={"client_type": "PERSON"},
         )
         assert small.status_code == 400 and "too many" not in small.text
+        httpx.post(f"{url}/_sandbox/reset").raise_for_status()
+        assert sandbox.state.arriving is budget  # a reset frees none of it: it is kept
         for sock in held:
             sock.close()
         eventually(lambda: budget.held == 0)  # given back by the bodies cut off
