@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core import redaction
 from app.sandbox import banking, control, gateway, webhooks
@@ -105,10 +105,11 @@ async def _lifespan(application: Starlette) -> AsyncIterator[None]:
         await host.stop()
 
 
-class _PathInUtf8:
-    """A path whose %XX are not UTF-8 is refused before any route sees it: uvicorn decodes
-    it with U+FFFD for each bad byte, and "Client \ufffd\ufffd not found" would answer an ID
-    that was never sent."""
+class _Outermost:
+    """What every request meets first. A path whose %XX are not UTF-8 is refused before any
+    route sees it: uvicorn decodes it with U+FFFD for each bad byte, and "Client \ufffd\ufffd
+    not found" would answer an ID that was never sent. A request (or the lifespan) cut by a
+    forced stop (a second Ctrl-C) ends quietly: uvicorn logged a traceback for each."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -121,7 +122,34 @@ class _PathInUtf8:
                 body = error_body("The path is not valid UTF-8", "Invalid request")
                 await json_response(body, 400)(scope, receive, send)
                 return
-        await self.app(scope, receive, send)
+        if scope["type"] == "lifespan":
+            await self.app(scope, _shutdown_when_cut(receive), send)
+            return
+        started = False
+
+        async def noting(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noting)
+        except asyncio.CancelledError:
+            if not started:  # answered: never acknowledged, its sender sends it again
+                body = error_body("The sandbox is stopping; send it again later", "Unavailable")
+                await json_response(body, 503, {"Retry-After": "5"})(scope, receive, send)
+
+
+def _shutdown_when_cut(receive: Receive) -> Receive:
+    """The lifespan's messages, a wait cut by the stop read as the shutdown it is."""
+
+    async def received() -> Message:
+        try:
+            return await receive()
+        except asyncio.CancelledError:
+            return {"type": "lifespan.shutdown"}
+
+    return received
 
 
 def create_app(settings: SandboxSettings | None = None) -> Starlette:
@@ -132,7 +160,7 @@ def create_app(settings: SandboxSettings | None = None) -> Starlette:
     application = Starlette(
         routes=[*banking.mounts(), *gateway.mounts(), *control.routes()],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
-        middleware=[Middleware(_PathInUtf8)],
+        middleware=[Middleware(_Outermost)],
         lifespan=_lifespan,
     )
     application.state.host = SandboxHost(application, settings or SandboxSettings())

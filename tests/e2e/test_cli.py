@@ -1,5 +1,6 @@
 """The partner-desk command as a support agent runs it in a terminal."""
 
+import contextlib
 import json
 import os
 import re
@@ -106,6 +107,56 @@ def test_the_sandbox_stops_gracefully_on_sigterm_or_ctrl_c(sign):
             process.communicate(timeout=30)
     assert process.returncode == 0
     assert "Traceback" not in errors
+
+
+def test_a_second_ctrl_c_ends_the_sandbox_s_stop_at_once_and_says_no_fault():
+    """The first Ctrl-C waits for uploads held back; a second ends the wait at once, as
+    uvicorn does: each request cut is answered 503 (never acted on), and nothing is logged
+    as a fault — uvicorn logged a traceback for each, and one for the lifespan."""
+    process = subprocess.Popen(
+        [EXE, "sandbox", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    held: list[socket.socket] = []
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        assert httpx.get(f"{url}/v1/healthcheck", timeout=30).status_code == 200
+        for n in range(3):
+            sock = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=30)
+            held.append(sock)
+            sock.sendall(
+                b"POST /v1/attachments HTTP/1.1\r\nHost: s\r\nAuthorization: Basic ZGVtbzpkZW1v"
+                b"\r\nx-partner-code: PD\r\nx-request-id: held-%d\r\nContent-Type: "
+                b"multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b" % n
+            )
+        assert httpx.get(f"{url}/v1/healthcheck", timeout=30).status_code == 200  # read them
+        process.send_signal(signal.SIGINT)
+        port = int(url.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 30  # a bound, not a measure
+        while time.monotonic() < deadline:  # the stop has begun: no new connection is taken
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=30).close()
+            except ConnectionRefusedError:
+                break
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)
+        _out, errors = process.communicate(timeout=30)  # a bound: the 30 s bodies not waited
+        answers = []
+        for sock in held:
+            answer = b""
+            with contextlib.suppress(ConnectionResetError):
+                while chunk := sock.recv(65536):
+                    answer += chunk
+            answers.append(answer)
+    finally:
+        for sock in held:
+            sock.close()
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "Traceback" not in errors and "ERROR" not in errors, errors
+    assert all(not answer or answer.startswith(b"HTTP/1.1 503 ") for answer in answers)
 
 
 def test_sandbox_refuses_a_bad_port():
