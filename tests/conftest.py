@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -178,3 +179,10 @@ class Lines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
+
+
+def killed_if_running(process: subprocess.Popen[str]) -> None:
+    """A test's server process that a failed test left running is not left behind."""
+    if process.poll() is None:
+        process.kill()
+        process.communicate(timeout=30)

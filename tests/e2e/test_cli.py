@@ -15,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.conftest import killed_if_running
+
 EXE = str(Path(sys.executable).with_name("partner-desk"))
 
 
@@ -102,9 +104,7 @@ def test_the_sandbox_stops_gracefully_on_sigterm_or_ctrl_c(sign):
         process.send_signal(sign)
         _out, errors = process.communicate(timeout=30)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
+        killed_if_running(process)
     assert process.returncode == 0
     assert "Traceback" not in errors
 
@@ -151,9 +151,7 @@ def test_a_second_ctrl_c_ends_the_sandbox_s_stop_at_once_and_says_no_fault():
     finally:
         for sock in held:
             sock.close()
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
+        killed_if_running(process)
     assert process.returncode == 0
     assert "Traceback" not in errors and "ERROR" not in errors, errors
     assert all(not answer or answer.startswith(b"HTTP/1.1 503 ") for answer in answers)

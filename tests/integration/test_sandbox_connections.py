@@ -85,6 +85,22 @@ def raw_request(url: str, head: bytes) -> socket.socket:
     return sock
 
 
+def statement_requested(url: str) -> socket.socket:
+    """A connection that asked for the busy demo account's whole statement (a million
+    records) and has read nothing of it yet."""
+    accounts = httpx.get(
+        f"{url}/v1/clients/C0000001/accounts",
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "PD"},
+    ).json()
+    path = f"/v1/clients/C0000001/accounts/{accounts[1]['id']}/statement"
+    return raw_request(
+        url,
+        f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
+        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
+    )
+
+
 def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch):
     dropped = threading.Event()
     close = GuardedH11Protocol._close
@@ -94,17 +110,7 @@ def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch
         close(protocol)
 
     monkeypatch.setattr(GuardedH11Protocol, "_close", closing)
-    accounts = httpx.get(
-        f"{guarded.url}/v1/clients/C0000001/accounts",
-        auth=("demo", "demo"),
-        headers={"x-partner-code": "PD"},
-    ).json()
-    path = f"/v1/clients/C0000001/accounts/{accounts[1]['id']}/statement"  # a million records
-    sock = raw_request(
-        guarded.url,
-        f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
-        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
-    )
+    sock = statement_requested(guarded.url)
     # reads nothing until the sandbox has given up on it (1 s of taking nothing)
     assert dropped.wait(60)
     received = 0
@@ -119,17 +125,7 @@ def test_a_reader_who_takes_nothing_of_an_answer_is_dropped(guarded, monkeypatch
 def test_a_reader_who_never_reads_again_is_let_go_with_what_was_to_be_written(guarded):
     """Dropped for taking nothing, a reader is let go at once: a graceful close would wait
     for the rest of the answer to be taken, and it never is."""
-    accounts = httpx.get(
-        f"{guarded.url}/v1/clients/C0000001/accounts",
-        auth=("demo", "demo"),
-        headers={"x-partner-code": "PD"},
-    ).json()
-    path = f"/v1/clients/C0000001/accounts/{accounts[1]['id']}/statement"  # a million records
-    sock = raw_request(
-        guarded.url,
-        f"GET {path}?date_from=2000-01-01&date_to=2999-12-31 HTTP/1.1\r\nHost: s\r\n"
-        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n".encode(),
-    )
+    sock = statement_requested(guarded.url)
     server = guarded._runner.server
     ours = sock.getsockname()
 

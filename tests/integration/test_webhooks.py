@@ -39,7 +39,7 @@ from app.webhooks import receiver as receiver_module
 from app.webhooks.receiver import BackgroundReceiver, bind
 from app.webhooks.signature import load_public_key
 from app.webhooks.store import EventStore, open_store
-from tests.conftest import Lines, advance, company_body, person_body
+from tests.conftest import Lines, advance, company_body, killed_if_running, person_body
 from tests.integration.test_sandbox_connections import closed_by_the_server
 from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body, eventually
 
@@ -718,9 +718,7 @@ def _body_held_back_on_the_first(
     finally:
         for sock in held:
             sock.close()
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
+        killed_if_running(process)
 
 
 def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):
@@ -820,9 +818,7 @@ def test_a_second_ctrl_c_ends_the_stop_at_once_and_says_no_fault(tmp_path):
             assert not held.recv(100).startswith(b"HTTP/1.1 200")  # cut, never acknowledged
     finally:
         held.close()
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=30)
+        killed_if_running(process)
     assert process.returncode == 0
     assert "Traceback" not in errors and "lifespan" not in errors
 
