@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.core.csv_export import neutralise_row
+from app.core.csv_export import Block, neutralise_row
 from app.files.whole_file import writable_target
 from app.ui.common import forked
 from app.ui.common.slice_budget import current_budget
@@ -127,7 +127,7 @@ async def write_csv(
 async def write_csv_in_copies(
     path: Path,
     header: Sequence[str],
-    parts: Sequence[Callable[[], Iterator[tuple[str, ...]]]],
+    parts: Sequence[Callable[[], Iterator[Block]]],
     progress: Callable[[int], object],
 ) -> int:
     """Write the rows of ``parts``, which follow each other and come neutralised, each part
@@ -142,10 +142,10 @@ async def write_csv_in_copies(
     files: list[Path] = []
     copies: list[forked.Forked] = []
     try:
-        for number, make_rows in enumerate(parts):
+        for number, make_blocks in enumerate(parts):
             partial, descriptor = _partial_beside(path)
             files.append(partial)
-            work = _part_writer(descriptor, number == 0, header, make_rows)
+            work = _part_writer(descriptor, number == 0, header, make_blocks)
             try:
                 copies.append(forked.Forked(work))
             finally:
@@ -175,30 +175,43 @@ def _part_writer(
     descriptor: int,
     first: bool,
     header: Sequence[str],
-    make_rows: Callable[[], Iterator[tuple[str, ...]]],
+    make_blocks: Callable[[], Iterator[Block]],
 ) -> Callable[[Callable[[bytes], None]], bytes]:
     """What a copy does: its part's rows written to its file (the first part with the
     byte-order mark and the header), the count said after every few thousand rows, and an
-    OSError's number and reason said before it fails."""
+    OSError's number and reason said before it fails. Each block's rows are made into
+    lines in the order made, and the lines written in the order asked."""
 
     def work(say: Callable[[bytes], None]) -> bytes:
         try:
             encoding = "utf-8-sig" if first else "utf-8"  # one mark, at the file's start
             with os.fdopen(descriptor, "w", encoding=encoding, newline="") as handle:
-                writer = csv.writer(handle)
                 if first:
-                    writer.writerow(header)
-                rows, done = make_rows(), 0
-                while chunk := list(itertools.islice(rows, COPY_CHUNK)):
-                    writer.writerows(chunk)
-                    done += len(chunk)
-                    say(b"%d\n" % done)
+                    csv.writer(handle).writerow(header)
+                lines = _Lines()
+                liner = csv.writer(lines)  # the lines the file's own writer would write
+                done = 0
+                for block in make_blocks():
+                    liner.writerows(block.rows)
+                    placement = block.placement or range(len(lines))
+                    for low in range(0, len(placement), COPY_CHUNK):
+                        chunk = placement[low : low + COPY_CHUNK]
+                        handle.writelines(map(lines.__getitem__, chunk))
+                        done += len(chunk)
+                        say(b"%d\n" % done)
+                    lines.clear()
         except OSError as exc:
             say(b"!%d %s\n" % (exc.errno or 0, (exc.strerror or str(exc)).encode()))
             raise
         return b""
 
     return work
+
+
+class _Lines(list[str]):
+    """A csv writer's lines, one item a row, for writing in another order."""
+
+    write = list.append  # in C: no Python call a row
 
 
 def _count(said: bytes) -> int:

@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any
 
 from app.api.banking.columns import DictionaryColumn, StatementColumns
-from app.core.csv_export import neutralise, neutralise_column
+from app.core.csv_export import Block, neutralise, neutralise_column
 from app.core.money import MoneyError, decimal_texts, exponent
 
 CHUNK_ROWS = 2048  # rows made at once: a few milliseconds of work
@@ -84,11 +84,13 @@ def export_chunks(data: StatementColumns, order: array[int]) -> Iterator[list[tu
         yield maker.rows(order[low : low + CHUNK_ROWS])
 
 
-def export_blocks(data: StatementColumns, order: array[int]) -> Iterator[list[tuple[str, ...]]]:
+def export_blocks(data: StatementColumns, order: array[int]) -> Iterator[Block]:
     """`export_chunks`' rows, for work away from the window (a forked copy): a block of
     ``BLOCK_ROWS`` at a time, made in booking order — the columns read in the order they lie
-    in memory, where a sorted table's order reads them all over it: a third less time — and
-    put back in the order asked."""
+    in memory, where a sorted table's order reads them all over it — with where each row
+    asked for is among them. The writer puts them back as lines (one object a row), not as
+    the rows' cells: written in a sorted order, the cells cost a cache miss each, a third of
+    the export's time."""
     maker = _RowMaker(data)
     for low in range(0, len(order), BLOCK_ROWS):
         block = order[low : low + BLOCK_ROWS]
@@ -97,9 +99,10 @@ def export_blocks(data: StatementColumns, order: array[int]) -> Iterator[list[tu
         for start in range(0, len(ascending), CHUNK_ROWS):
             made += maker.rows(ascending[start : start + CHUNK_ROWS])
         if ascending == block:
-            yield made
+            yield Block(made)
         else:
-            yield _picker(block)(dict(zip(ascending, made, strict=True)))
+            made_at = dict(zip(ascending, range(len(ascending)), strict=True))
+            yield Block(made, array("I", map(made_at.__getitem__, block)))
 
 
 def _picker(keys: Sequence[int]) -> Callable[[Any], list[Any]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from app.api.banking.columns import StatementColumns
+from app.core.csv_export import Block
 from app.ui.common.formatting import money_text
 from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
@@ -37,10 +38,6 @@ _CACHED_ROWS = 2048  # formatted rows kept: a few screens' worth
 
 def _exported_rows(data: StatementColumns, order: array[int]) -> Iterator[tuple[str, ...]]:
     return chain.from_iterable(export_chunks(data, order))
-
-
-def _rows_of_part(data: StatementColumns, order: array[int]) -> Iterator[tuple[str, ...]]:
-    return chain.from_iterable(export_blocks(data, order))
 
 
 def format_cells(data: StatementColumns, row: int) -> tuple[str, ...]:
@@ -167,12 +164,12 @@ class StatementModel(ReadOnlyTableModel):
         rows of the moment (a later sort does not change the file)."""
         return _exported_rows(self._data, array("I", self._order))
 
-    def export_parts(self, count: int) -> list[Callable[[], Iterator[tuple[str, ...]]]]:
-        """`export_rows` cut into ``count`` parts that follow each other, each made when
-        called (in a forked copy: app.ui.common.csv_file.write_csv_in_copies)."""
+    def export_parts(self, count: int) -> list[Callable[[], Iterator[Block]]]:
+        """`export_rows` cut into ``count`` parts that follow each other, each made in blocks
+        when called (in a forked copy: app.ui.common.csv_file.write_csv_in_copies)."""
         data, order = self._data, array("I", self._order)
         cuts = [len(order) * part // count for part in range(count + 1)]
-        return [partial(_rows_of_part, data, order[low:high]) for low, high in pairwise(cuts)]
+        return [partial(export_blocks, data, order[low:high]) for low, high in pairwise(cuts)]
 
     # -- Qt
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from app.core.csv_export import Block
 from app.ui.common import forked
 from app.ui.common.csv_file import write_csv, write_csv_in_copies
 from tests.ui.conftest import run_on
@@ -83,15 +84,22 @@ def test_an_export_into_a_folder_that_is_gone_fails_creating_nothing(qloop, tmp_
 copies_only = pytest.mark.skipif(not forked.AVAILABLE, reason="forked copies: Linux only")
 
 
-def parts(count: int, size: int, *, fail_at: int = -1) -> list:
-    """``count`` parts of ``size`` rows that follow each other; the row ``fail_at`` fails."""
+def parts(count: int, size: int, *, fail_at: int = -1, block: int = 1_000) -> list:
+    """``count`` parts of ``size`` rows that follow each other, in blocks: every other block's
+    rows made backwards, with the placement that writes them forwards; the row ``fail_at``
+    fails."""
 
     def part(first: int):
         def make():
-            for n in range(first, first + size):
-                if n == fail_at:
-                    raise OSError(28, "No space left on device")
-                yield ("2024-01-01", f"{n}.00")
+            for number, low in enumerate(range(first, first + size, block)):
+                numbers = range(low, min(low + block, first + size))
+                backwards = number % 2 == 1
+                made = []
+                for n in reversed(numbers) if backwards else numbers:
+                    if n == fail_at:
+                        raise OSError(28, "No space left on device")
+                    made.append(("2024-01-01", f"{n}.00"))
+                yield Block(made, range(len(made) - 1, -1, -1) if backwards else None)
 
         return make
 
