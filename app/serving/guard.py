@@ -7,12 +7,33 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 # a client's states in which the server waits for it: no whole head yet, or not all the body
 _WAITING_FOR_CLIENT = (h11.IDLE, h11.SEND_BODY)
+
+
+class _StrictConnection(h11.Connection):
+    """h11's server side, refusing a request that gives both Content-Length and
+    Transfer-Encoding: h11 reads its body by the latter and keeps the connection, where RFC
+    9112 (6.3) has it closed after the answer — a proxy in front may have framed the body by
+    the other, and the rest would be read as a request of its own (request smuggling)."""
+
+    unreadable_because = ""  # what was wrong with the request refused, said in its answer
+
+    def next_event(self) -> Any:
+        event = super().next_event()
+        if type(event) is h11.Request:
+            names = {name for name, _value in event.headers}
+            if b"content-length" in names and b"transfer-encoding" in names:
+                self.unreadable_because = (
+                    "Content-Length and Transfer-Encoding are both given; give one"
+                )
+                raise h11.RemoteProtocolError(self.unreadable_because)
+        return event
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -32,6 +53,11 @@ class GuardedH11Protocol(H11Protocol):
     _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
     _dropped = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        size = self.config.h11_max_incomplete_event_size
+        self.conn = _StrictConnection(h11.SERVER, *(() if size is None else (size,)))
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -107,9 +133,11 @@ class GuardedH11Protocol(H11Protocol):
             if cycle.response_started:  # an answer half written: nothing can follow it
                 self._close()
                 return
+        because = getattr(self.conn, "unreadable_because", "")
         body = json.dumps(
             {
-                "failure_message": "The request could not be read as HTTP/1.1",
+                "failure_message": "The request could not be read as HTTP/1.1"
+                + (f": {because}" if because else ""),
                 "detail": {"error_id": str(uuid.uuid4()), "title": self.malformed_title},
             }
         ).encode()

@@ -229,6 +229,43 @@ def test_a_request_in_flight_during_a_reset_does_nothing_and_says_so(guarded):
     )
 
 
+def test_a_request_giving_both_content_length_and_transfer_encoding_is_refused_and_closed(
+    guarded,
+):
+    """Read by its chunks, it would be another request to a proxy reading its length: it is
+    refused, nothing done, and the connection closed (RFC 9112, 6.3), so that no request
+    smuggled after it is answered."""
+    from tests.conftest import person_body
+
+    body = json.dumps(
+        {"client_type": "PERSON", "client": person_body(external_id="cl-and-te")}
+    ).encode()
+    sock = raw_request(
+        guarded.url,
+        b"POST /v1/clients HTTP/1.1\r\nHost: sandbox\r\nAuthorization: Basic ZGVtbzpkZW1v\r\n"
+        b"x-partner-code: PD\r\nx-request-id: cl-and-te\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n"
+        b"GET /v1/healthcheck HTTP/1.1\r\nHost: sandbox\r\n\r\n" % (len(body), len(body), body),
+    )
+    answer = b""
+    while chunk := sock.recv(65536):  # closed after the one answer
+        answer += chunk
+    sock.close()
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert json.loads(rest)["failure_message"] == (
+        "The request could not be read as HTTP/1.1: "
+        "Content-Length and Transfer-Encoding are both given; give one"
+    )
+    found = httpx.get(
+        f"{guarded.url}/v1/clients",
+        params={"filter": 'external_id[eq]"cl-and-te"'},
+        auth=("demo", "demo"),
+        headers={"x-partner-code": "PD"},
+    )
+    assert found.status_code == 200 and found.json() == []
+
+
 def test_garbage_sent_again_and_again_is_said_in_the_log_once_in_a_while(guarded):
     """Each garbage request is answered 400, as uvicorn does; its line in the log is said
     once, not once per request (4,000 made 6,000 lines in 7 s), and so are an upgrade asked
