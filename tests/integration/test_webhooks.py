@@ -753,16 +753,28 @@ def test_ctrl_c_in_its_terminal_stops_every_process_as_asked_and_says_nothing_of
     assert "ended on its own" not in errors
 
 
+UNREADABLE = "The request could not be read as HTTP/1.1"
+
+
 @pytest.mark.parametrize(
-    "sent",
+    ("sent", "said"),
     [
-        b"POST /webhooks HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+        (b"POST /webhooks HTTP/1.1\r\nContent-Length: -1\r\n\r\n", UNREADABLE),
         # a head read, its app answering at once, then a garbled body: the app's answer
         # came after the 400 and raised in h11, a traceback each time
-        b"POST /elsewhere HTTP/1.1\r\nHost: r\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+        (
+            b"POST /elsewhere HTTP/1.1\r\nHost: r\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
+            UNREADABLE,
+        ),
+        # framed one way by a proxy and another by h11: closed, not read on
+        (
+            b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 5\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            f"{UNREADABLE}: Content-Length and Transfer-Encoding are both given; give one",
+        ),
     ],
 )
-def test_what_is_not_http_is_refused_in_the_error_shape(tmp_path, sent):
+def test_what_is_not_http_is_refused_in_the_error_shape(tmp_path, sent, said):
     store = open_store(str(tmp_path / "events.db"))
     running = BackgroundReceiver(store)
     url = running.start()
@@ -787,7 +799,7 @@ def test_what_is_not_http_is_refused_in_the_error_shape(tmp_path, sent):
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 400 ") and b"application/json" in head
         refusal = json.loads(body)
-        assert refusal["failure_message"] == "The request could not be read as HTTP/1.1"
+        assert refusal["failure_message"] == said
         assert refusal["detail"]["title"] == "Invalid delivery"
     assert not [line for line in heard.lines if "Exception" in line or "Traceback" in line]
 
