@@ -74,9 +74,10 @@ class SandboxHost:
     def reset(self) -> None:
         """Reseed: a new state (and clock) replaces the old one whole — but for what is
         held of bodies still arriving, which a reset does not free: a fresh budget each
-        reset let held uploads past it (12 resets held 764 MB)."""
+        reset let held uploads past it (12 resets held 764 MB); and so for the streamed
+        answers' turns, which the answers under way still take."""
         state = new_state(self.settings)
-        state.arriving = self.state.arriving
+        state.arriving, state.making = self.state.arriving, self.state.making
         if self._runner is not None:
             self._runner.cancel()
         self.state = self._application.state.sandbox = state

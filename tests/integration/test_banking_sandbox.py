@@ -643,9 +643,9 @@ def test_a_long_statement_lets_other_requests_through_and_stops_when_its_reader_
     ended = threading.Event()  # the answer's pieces stopped being made, whatever the cause
     paced = http._paced
 
-    async def watched(chunks):
+    async def watched(chunks, making):
         try:
-            async for chunk in paced(chunks):
+            async for chunk in paced(chunks, making):
                 yield chunk
         finally:
             ended.set()
