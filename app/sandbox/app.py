@@ -17,6 +17,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core import redaction
+from app.core.text import printable
 from app.sandbox import banking, control, gateway, webhooks
 from app.sandbox.clock import Clock, Scheduler, utc_now
 from app.sandbox.errors import error_body
@@ -85,15 +86,21 @@ class SandboxHost:
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
-    body = error_body(f"No operation at {request.method} {request.url.path}", "Not found")
+    body = error_body(f"No operation at {request.method} {_shown_path(request)}", "Not found")
     return json_response(body, 404)
 
 
 async def _method_not_allowed(request: Request, exc: Exception) -> Response:
     body = error_body(
-        f"{request.method} is not allowed on {request.url.path}", "Method not allowed"
+        f"{request.method} is not allowed on {_shown_path(request)}", "Method not allowed"
     )
     return json_response(body, 405)
+
+
+def _shown_path(request: Request) -> str:
+    """The path asked for, as a message may quote it: a control character in it (a NUL, a
+    terminal's escape) shown as "?", and a long one cut."""
+    return printable(request.url.path)
 
 
 @contextlib.asynccontextmanager

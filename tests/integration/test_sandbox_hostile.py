@@ -439,6 +439,20 @@ def test_a_key_header_given_twice_or_a_query_not_utf8_is_refused(admin, bank):
     assert valid.status_code == 200  # UTF-8 that is valid passes
 
 
+def test_a_path_with_control_characters_is_quoted_without_them(admin):
+    """A NUL or a terminal's escape in a path is not echoed in the 404 or 405 that names
+    it (a client printing the message would have the terminal obey it)."""
+    missing = admin.get("/v1/%00abc%1B%5B2J", auth=AUTH, headers=PC)
+    assert missing.status_code == 404
+    assert missing.json()["failure_message"] == "No operation at GET /v1/?abc?[2J"
+    wrong_method = admin.delete("/v1/clients%1B", auth=AUTH, headers=PC)
+    assert wrong_method.status_code in (404, 405)
+    message = wrong_method.json()["failure_message"]
+    assert message.endswith("/v1/clients?") and message.isprintable()
+    long = admin.get("/v1/" + "x" * 5_000, auth=AUTH, headers=PC)
+    assert long.status_code == 404 and len(long.json()["failure_message"]) < 300
+
+
 @pytest.mark.parametrize("charset", ["latin-1", "utf-16", '"iso-8859-1"'])
 def test_a_json_body_in_another_charset_is_refused(admin, bank, charset):
     before = len(bank.clients)
