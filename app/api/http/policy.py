@@ -15,6 +15,10 @@ class Bounds:
     deadline: float = 30.0  # seconds for a whole call: every try, the backoff and the answer
     step_timeout: float = 15.0  # seconds for connecting, or between two bytes of the answer
     answer_bytes: int = 16 * MiB  # a JSON answer, decompressed
+    # values of one JSON answer, told by its commas (a page holds at most 100 items, some
+    # thousands of values): parsed, 16 MiB of "0," took 741 MB, and a wrong value each an
+    # error of its own 12 GB
+    answer_values: int = 100_000
     error_bytes: int = 64 * 1024  # an error body, decompressed; the rest is not read
     stream_total: float = 600.0  # seconds for a whole streamed answer
     record_bytes: int = 1 * MiB  # one record of a streamed answer

@@ -34,6 +34,7 @@ from app.api.errors import (
     ApiError,
     ApiTimeoutError,
     InvalidInput,
+    ResponseValidationError,
 )
 from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
@@ -140,6 +141,12 @@ class Transport:
                 ApiTimeoutError,
                 f"No complete answer from {self.where()} within {self.bounds.deadline:g} s",
             ) from None
+        if content.count(b",") >= self.bounds.answer_values:  # before any is parsed
+            raise call.error(
+                ResponseValidationError,
+                f"The answer to {method} {path} holds more than "
+                f"{self.bounds.answer_values:,} values",
+            )
         return Answer(response.status_code, content, call.request_id, method, path)
 
     async def stream(
