@@ -35,6 +35,7 @@ from app.api.banking.statement_records import (
 )
 from app.api.errors import InvalidInput, ResponseValidationError
 from app.api.http import AnswerStream
+from app.api.http.policy import MiB
 from app.api.operations import Operations, contract_error
 from app.core.gc_pause import gc_paused
 
@@ -224,8 +225,16 @@ class StatementOperations(Operations):
                 )
             return added
 
+        received = 0
         try:
             async for chunk in stream.chunks():
+                received += len(chunk)
+                if received > bounds.stream_bytes:
+                    raise stream.error(
+                        ResponseValidationError,
+                        f"The statement is larger than {bounds.stream_bytes // MiB:,} MiB: "
+                        "choose a shorter period or one currency",
+                    )
                 for piece in splitter.feed(chunk):
                     with gc_paused():  # a piece's thousand records: see app.core.gc_pause
                         added = counted(reader.piece(piece))

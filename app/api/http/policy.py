@@ -23,6 +23,9 @@ class Bounds:
     stream_total: float = 600.0  # seconds for a whole streamed answer
     record_bytes: int = 1 * MiB  # one record of a streamed answer
     stream_records: int = 1_500_000  # records of one streamed answer
+    # bytes of one streamed answer, decompressed: its records' text is held (records of
+    # 900 KB each, under the record's cap, took 1.7 GB at 2,000); a million plain ones: 280 MB
+    stream_bytes: int = 512 * MiB
 
 
 @dataclass(frozen=True)

@@ -535,6 +535,36 @@ def test_a_statement_is_bounded_in_records():
     assert "(x-request-id " in str(caught.value)
 
 
+def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
+    """Records just under the record's cap add up: 2,000 of 900 KB took 1.7 GB."""
+    description = "x" * (200 * 1024)
+    record = (
+        '{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        f'"currency":"EUR","description":"{description}","balance_after":1}}'
+    ).encode()
+    sent = 0
+
+    async def endless():
+        nonlocal sent
+        yield b"["
+        while True:
+            sent += 1
+            yield record + b","
+            await asyncio.sleep(0)  # the loop's turn: without a cap, the test's bound ends it
+
+    def handler(request):
+        return httpx.Response(200, content=endless())
+
+    client = client_for(handler, Bounds(stream_bytes=4 * MiB))
+    error = failure(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert isinstance(error, ResponseValidationError)
+    assert str(error).startswith(
+        "The statement is larger than 4 MiB: choose a shorter period or one currency"
+    )
+    assert "(x-request-id " in str(error)
+    assert sent <= 4 * MiB // len(record) + 2  # nothing read past the cap
+
+
 def test_an_answer_without_the_error_body_names_the_redirect_and_the_request_id():
     def handler(request):
         return httpx.Response(302, headers={"location": "https://elsewhere.example/login"})
