@@ -256,9 +256,15 @@ class StatementColumns:
         self.balances_low = self.balances_high = 0
         self.zero_amounts = False  # whether any row's amount is 0 (a sort's keys treat it apart)
         self._ordinals: dict[str, int] = {}  # a date's ordinal, parsed once per date
+        self.dropped = 0  # rows taken, then forgotten (`drop_rows`)
 
     def __len__(self) -> int:
         return len(self.days)
+
+    @property
+    def taken(self) -> int:
+        """The rows taken in all, those dropped since (`drop_rows`) among them."""
+        return self.dropped + len(self.days)
 
     def signed_amount(self, row: int) -> int:
         amount = self.amounts[row]
@@ -416,22 +422,16 @@ class StatementColumns:
         self.currency_counts.update(codes)
 
     def drop_rows(self) -> None:
-        """Forget the rows taken so far, keeping the distinct values and each day's balance:
-        a writer that streams the rows on as they come holds a piece's worth, not all."""
-        self.days = array("i")
-        self.amounts = array("q")
-        self.credits = array("b")
-        self.balances = array("q")
-        for dictionary in (
-            self.types,
-            self.currencies,
-            self.counterparty_names,
-            self.counterparty_accounts,
-        ):
-            dictionary.codes = array("I")
-        self.ids = TextColumn()
-        self.descriptions = TextColumn()
-        self.references = TextColumn()
+        """Forget the rows taken so far and their values (1,500 counterparties of 900 KB held
+        1.3 GB), but for the currencies and each day's balance: a writer streaming them on."""
+        self.dropped += len(self)
+        self.days, self.amounts = array("i"), array("q")
+        self.credits, self.balances = array("b"), array("q")
+        self.currencies.codes = array("I")
+        self.types = DictionaryColumn(nullable=False)
+        self.counterparty_names = DictionaryColumn(nullable=True)
+        self.counterparty_accounts = DictionaryColumn(nullable=True)
+        self.ids, self.descriptions, self.references = TextColumn(), TextColumn(), TextColumn()
 
     # -- reading
 

@@ -99,11 +99,11 @@ class StatementReader:
     def _add_plain(self, raw: bytes) -> int | None:
         """The records the fast path took, or None (and nothing taken) when it did not."""
         columns = self._columns
-        before = len(columns)
+        before = columns.taken
         records = _plain(raw)
         if records is None or not columns.add_plain(records):
             return None
-        return len(columns) - before
+        return columns.taken - before
 
     def _add(self, raw: bytes, parsed: Any = None) -> int:
         if parsed is None:
@@ -111,7 +111,7 @@ class StatementReader:
             if added is not None:
                 return added
         columns = self._columns
-        before = len(columns)
+        before = columns.taken
         if parsed is None:
             try:
                 parsed = _parse(raw)
@@ -132,7 +132,7 @@ class StatementReader:
                 raise contract_error(
                     exc, call.method, call.path, call.request_id, records_before=before
                 ) from None
-        return len(columns) - before
+        return columns.taken - before
 
 
 def _plain(raw: bytes) -> list[PlainRecord] | None:

@@ -15,6 +15,7 @@ import pytest
 
 from app.api.banking import BankingClient
 from app.api.banking import statements as statement_module
+from app.api.banking.columns import StatementColumns
 from app.api.banking.transport import banking_transport
 from app.api.errors import (
     ApiConnectionError,
@@ -638,3 +639,28 @@ def test_a_bad_record_deep_in_a_statement_is_named_by_its_place_in_the_answer(ba
     records[2500] = good.replace('"direction":"debit"', bad).replace('"description":"x"', bad)
     text = statement_refusal(("[" + ",".join(records) + "]").encode())
     assert where in text and ": :" not in text and " column " not in text
+
+
+def test_a_wrong_record_is_named_by_its_place_in_the_whole_statement_when_rows_are_dropped():
+    """A writer streaming the rows on drops each piece's: the wrong record is still named by
+    its place in the answer (it was named by its place after the last drop)."""
+    good = (
+        b'{"id":"%d","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        b'"currency":"EUR","description":"%s","balance_after":1}'
+    )
+    records = [good % (number, b"x" * 200) for number in range(5_000)]
+    records.append(good.replace(b"2024-01-01", b"2024-02-30") % (5_000, b"x"))
+
+    def handler(request):
+        return httpx.Response(200, content=b"[" + b",".join(records) + b"]")
+
+    async def read_dropping() -> None:
+        columns = StatementColumns()
+        async for _added in client_for(handler).iter_statement(
+            "C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31), into=columns
+        ):
+            columns.drop_rows()
+
+    error = failure(read_dropping())
+    assert isinstance(error, ResponseValidationError)
+    assert "does not fit the contract: 5000.booking_date: " in str(error)

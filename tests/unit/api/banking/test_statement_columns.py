@@ -377,3 +377,19 @@ def test_a_dictionary_column_codes_any_number_of_values_and_refuses_what_is_no_t
     assert column.values == ["card", "sepa", None]  # nothing learnt from a refused piece
     with pytest.raises(Unplain):
         DictionaryColumn(nullable=False).encode(["card", None])
+
+
+def test_dropped_rows_take_their_values_but_not_the_currencies_or_the_count():
+    """A writer streaming the rows on forgets each piece's values (distinct counterparties
+    of 900 KB held 1.3 GB), keeping the currencies its balances are kept by, and the count
+    of rows taken, which names a wrong record's place in the whole statement."""
+    columns = StatementColumns()
+    assert columns.add_parsed([GOOD, {**GOOD, "counterparty_name": "Other", "currency": "USD"}])
+    columns.drop_rows()
+    assert len(columns) == 0 and columns.taken == 2
+    assert columns.counterparty_names.values == [] and columns.types.values == []
+    assert columns.currencies.values == ["EUR", "USD"]
+    assert columns.add_parsed([{**GOOD, "counterparty_name": "Third", "currency": "USD"}])
+    assert columns.record(0)["counterparty_name"] == "Third"
+    assert columns.record(0)["currency"] == "USD"
+    assert columns.taken == 3 and columns.currency_counts == {0: 1, 1: 2}
