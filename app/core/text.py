@@ -1,18 +1,36 @@
-"""Text from elsewhere (a server, a file) made fit to quote in a message or a terminal."""
+"""Text from elsewhere (a server, a file) made fit to quote in a message or a terminal: no
+control or escape characters, which a terminal would obey, and no card number, security code
+or credential, which the window's messages and the logs mask too (app.core.redaction)."""
 
 from __future__ import annotations
 
+_LOOKED_AT = 4096  # characters past a quote's cut that are redacted with it, at most
+_NUMBER_END = "0123456789 .\t+-%"  # what a card number, written in groups, may end a text with
+
 
 def printable(text: str, limit: int = 200) -> str:
-    """No control or escape characters (a terminal would obey them), and not endless."""
-    cleaned = "".join(ch if ch.isprintable() else "?" for ch in text[:limit])
-    return cleaned + ("…" if len(text) > limit else "")
+    """No control or escape characters, no secret, and not endless."""
+    cleaned = "".join(ch if ch.isprintable() else "?" for ch in _redacted(text, limit))
+    return cleaned[:limit] + ("…" if len(text) > limit else "")
 
 
 def terminal_safe(text: str) -> str:
     """Text as a terminal may be given it: line breaks and tabs kept, every other control or
     format character (escape sequences, a carriage return, a bidirectional override) shown
-    as "?"."""
+    as "?", and every secret masked."""
+    text = _redacted(text, len(text))
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in text)
+
+
+def _redacted(text: str, limit: int) -> str:
+    """The text's first ``limit`` characters and then some, secrets masked: a secret cut
+    off there is masked whole (masked, those before it are shorter and bring more into the
+    quote), and a number the cut ends the text in is left out, not shown in part."""
+    from app.core.redaction import redact  # here: the window shows before it loads
+
+    head = text[: limit + _LOOKED_AT]
+    if len(head) < len(text):
+        head = head.rstrip(_NUMBER_END)
+    return redact(head)

@@ -6,3 +6,32 @@ def test_server_text_loses_its_control_characters_and_its_length():
     assert printable(hostile) == "Unknown bank?]0;pwned??Injected line: all good?"
     assert printable("x" * 300) == "x" * 200 + "…"
     assert printable("Eglė Ž") == "Eglė Ž"
+
+
+def test_server_text_quoted_in_a_terminal_has_no_card_number_code_or_credential():
+    """The window's messages and the logs mask them; the commands printed them as sent."""
+    from app.core.text import terminal_safe
+
+    said = (
+        "Declined 4111111111111111: card 4111 1111 1111 1111 declined;\n"
+        "Authorization: Basic ZGVtbzpkZW1v cvv=123"
+    )
+    masked = (
+        "Declined ************1111: card ************1111 declined;\n"
+        "Authorization: Basic *** cvv=***"
+    )
+    assert terminal_safe(said) == masked
+    assert printable(said) == masked.replace("\n", "?")
+    assert printable("IBAN LT12 1000 0111 0100 1000 stays") == "IBAN LT12 1000 0111 0100 1000 stays"
+
+
+def test_a_card_number_at_a_quotes_cut_is_never_shown_in_part():
+    across_the_cut = printable("x" * 190 + " 4111 1111 1111 1111 rest")
+    assert len(across_the_cut) == 201 and "4111" not in across_the_cut
+    # a long credential masked brings what follows it into the quote: a number the part
+    # redacted ends in is left out
+    after_a_long_secret = printable(
+        "Authorization: Basic " + "A" * 4_260 + " 4111 1111 1111 1111 and more"
+    )
+    assert after_a_long_secret.startswith("Authorization: Basic ***")
+    assert "4111" not in after_a_long_secret and "11" not in after_a_long_secret
