@@ -1264,3 +1264,51 @@ def test_a_rule_over_several_fields_names_the_field_it_blames():
         with pytest.raises(InvalidInput) as error:
             build(g.OrderCreate, body)
         assert error.value.field == field, error.value
+
+
+@pytest.mark.parametrize(
+    ("page", "address", "opened"),
+    [
+        ("checkout", "{own}", True),
+        ("checkout", "https://checkout.gateway.example/pay/abc", True),  # a hosted page
+        ("checkout", "http://{host}/other/page", True),  # this gateway is reached over http
+        ("checkout", "file:///etc/passwd", False),
+        ("checkout", "javascript:alert(document.cookie)", False),
+        ("3-D Secure", "smb://attacker.example/share/invoice.exe", False),
+        ("3-D Secure", "ms-settings:privacy", False),
+        ("3-D Secure", "https:///no-host", False),
+        ("3-D Secure", "https://acs.example/\x1b[2J", False),
+    ],
+)
+def test_only_a_web_page_is_given_to_the_browser(url, page, address, opened):
+    """The order's checkout and 3-D Secure pages are opened in the system browser: a file,
+    a share, a script or a settings page would be opened with whatever handles it."""
+
+    async def create(client):
+        return await client.create_order(build(g.OrderCreate, order_body()))
+
+    order = with_gateway(url, create)
+    address = address.format(own=order.checkout_url, host=url.split("://", 1)[1])
+    field = "checkout_url" if page == "checkout" else "three_ds_url"
+    changed = order.model_copy(update={field: address})
+
+    async def asked(client):
+        return client.browser_address(changed, page)
+
+    if opened:
+        assert with_gateway(url, asked) == address
+        return
+    with pytest.raises(InvalidInput) as refused:
+        with_gateway(url, asked)
+    assert refused.value.field == field
+    assert str(refused.value).endswith("is not a web page: it was not opened")
+    assert "\x1b" not in str(refused.value)
+
+
+def test_an_order_without_a_3ds_page_has_none_to_open(url):
+    async def create(client):
+        order = await client.create_order(build(g.OrderCreate, order_body()))
+        with pytest.raises(InvalidInput, match="has no 3-D Secure page"):
+            client.browser_address(order.model_copy(update={"three_ds_url": None}), "3-D Secure")
+
+    with_gateway(url, create)

@@ -5,7 +5,7 @@ the action's key when the caller passes it)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -28,6 +28,7 @@ from app.api.profile import Profile
 from app.core import filter as flt
 from app.core.gateway.amounts import AmountError, format_amount, parse_amount, smallest
 from app.core.limits import DEFAULT_LIMIT, ORDER_FILTER_FIELDS, Bound
+from app.core.text import printable
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -134,6 +135,26 @@ class GatewayClient(Operations):
     async def reverse(self, order_id: str, *, request_id: str | None = None) -> Order:
         path = self._order_path(order_id, "reverse/")
         return await self._call(one(Order), "POST", path, request_id=request_id)
+
+    def browser_address(self, order: Order, page: Literal["checkout", "3-D Secure"]) -> str:
+        """The order's checkout or 3-D Secure page, when it is a web page a browser may be
+        given: https (http only from a gateway reached over http, a sandbox's), with a host.
+        Any other address (a file, a share, a script, a settings page) is refused: the
+        system would open it with whatever handles it."""
+        url = order.checkout_url if page == "checkout" else order.three_ds_url
+        field = "checkout_url" if page == "checkout" else "three_ds_url"
+        if url is None:
+            raise InvalidInput(field, f"order {order.id} has no {page} page")
+        schemes = {"https", urlsplit(self.transport.base_url).scheme}
+        try:
+            target = urlsplit(url)
+            host = target.hostname
+        except ValueError:
+            host = None
+        if host is None or target.scheme not in schemes or not url.isprintable():
+            shown = printable(url, 60)
+            raise InvalidInput(field, f"{shown!r} is not a web page: it was not opened")
+        return url
 
     # -- paths
 

@@ -10,7 +10,7 @@ shows the orders made or looked up from this desk (a local journal of ids)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex
 from PySide6.QtGui import QGuiApplication
@@ -219,10 +219,15 @@ class OrdersArea:
         order = self.current
         if order is None:
             return
-        url = order.checkout_url if which == "checkout" else order.three_ds_url
-        if url:
-            what = "checkout page" if which == "checkout" else "3-D Secure page"
-            self.no_browser = open_secret_address(url, what, self.view)
+        page: Literal["checkout", "3-D Secure"] = (
+            "checkout" if which == "checkout" else "3-D Secure"
+        )
+        try:
+            url = self._context.gateway.browser_address(order, page)
+        except InvalidInput as refused:  # not a web page: never handed to the system
+            self._presenter.show(refused)
+            return
+        self.no_browser = open_secret_address(url, f"{page} page", self.view)
 
     def _copy_id(self) -> None:
         if self.current is not None:

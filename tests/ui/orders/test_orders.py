@@ -840,3 +840,19 @@ def shown_scenario(area, order_id: str) -> str | None:
         if model.data(model.index(row, 0)) == order_id:
             return model.data(model.index(row, column))
     return None
+
+
+def test_a_checkout_address_that_is_no_web_page_is_refused_not_opened(qtbot, qloop, window):
+    area = orders(window)
+    dialog = open_form(qloop, window, area)
+    fill_basic(dialog)
+    create(qloop, window, area, dialog)
+    area.current = area.current.model_copy(update={"checkout_url": "file:///etc/passwd"})
+    area.view.detail.checkout_button.click()
+    assert area.no_browser is None  # nothing was handed to the system
+    box = window.presenter.open_boxes[-1]
+    assert (box.windowTitle(), box.text()) == (
+        "Invalid input",
+        "checkout_url: 'file:///etc/passwd' is not a web page: it was not opened",
+    )
+    box.done(0)
