@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
+from app.api.errors import InvalidInput
 from app.core.money import decimal_text, exponent
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _IBAN = re.compile(r"[A-Z]{2}[0-9]{2}[a-zA-Z0-9]{1,30}")
 _BIC = re.compile(r"[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?")
 TEXT_35, TEXT_140, TEXT_500 = 35, 140, 500
+_AMOUNT_DIGITS = 18  # ActiveOrHistoricCurrencyAndAmount: totalDigits
 
 
 def xml_text(text: str, most: int) -> str:
@@ -95,15 +97,27 @@ class Camt053Writer:
     def _balance(self, kind: str, amount: int, day: dt.date) -> str:
         return (
             f"<Bal><Tp><CdOrPrtry><Cd>{kind}</Cd></CdOrPrtry></Tp>"
-            f"<Amt Ccy={quoteattr(self._currency)}>{decimal_text(abs(amount), self._places)}</Amt>"
+            f"<Amt Ccy={quoteattr(self._currency)}>{self._amount(abs(amount))}</Amt>"
             f"<CdtDbtInd>{'DBIT' if amount < 0 else 'CRDT'}</CdtDbtInd>"
             f"<Dt><Dt>{day.isoformat()}</Dt></Dt></Bal>"
         )
 
+    def _amount(self, minor: int) -> str:
+        """An amount as the schema takes it: at most 18 digits (the contract's 64-bit minor
+        units take 19); a longer one is refused, not written into a file the schema fails."""
+        text = decimal_text(minor, self._places)
+        if len(text) - ("." in text) > _AMOUNT_DIGITS:
+            raise InvalidInput(
+                "camt.053",
+                f"the amount {text} {self._currency} has more than the {_AMOUNT_DIGITS} digits "
+                "a camt.053 amount may have: no file was written",
+            )
+        return text
+
     def entries(self, columns: StatementColumns, rows: Iterable[int]) -> int:
         """One entry per row (in the order given); the number written."""
         written = 0
-        places, currency = self._places, quoteattr(self._currency)
+        currency = quoteattr(self._currency)
         parts: list[str] = []
         for row in rows:
             record_id = columns.ids[row]
@@ -140,7 +154,7 @@ class Camt053Writer:
             )
             parts.append(
                 f"<Ntry><NtryRef>{xml_text(record_id, TEXT_35)}</NtryRef>"
-                f"<Amt Ccy={currency}>{decimal_text(columns.amounts[row], places)}</Amt>"
+                f"<Amt Ccy={currency}>{self._amount(columns.amounts[row])}</Amt>"
                 f"<CdtDbtInd>{'CRDT' if credit else 'DBIT'}</CdtDbtInd>"
                 f"<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>{day}</Dt></BookgDt>"
                 f"<ValDt><Dt>{day}</Dt></ValDt>"

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Literal, get_args
 
 from app.api.banking.service import ResultString
+from app.api.banking.statement_records import Int64
 from app.api.errors import InvalidInput
 from app.api.models import Model
 from app.api.operations import Operations, many, one, segment
@@ -28,8 +29,8 @@ class Account(Model):
 
 class Balance(Model):
     currency: str
-    balance: int
-    available: int
+    balance: Int64  # the contract's int64, as a statement's balance
+    available: Int64
     date: dt.date
 
 

@@ -664,3 +664,15 @@ def test_a_wrong_record_is_named_by_its_place_in_the_whole_statement_when_rows_a
     error = failure(read_dropping())
     assert isinstance(error, ResponseValidationError)
     assert "does not fit the contract: 5000.booking_date: " in str(error)
+
+
+def test_a_balance_past_the_contracts_64_bits_is_refused_by_name():
+    """A balance of 10^30 was taken: a camt.053 written with it failed its schema."""
+
+    def handler(request):
+        body = b'[{"currency":"EUR","balance":%d,"available":1,"date":"2024-01-31"}]' % 10**30
+        return httpx.Response(200, content=body)
+
+    error = failure(client_for(handler).get_balance("C1", "A1"))
+    assert isinstance(error, ResponseValidationError)
+    assert "does not fit the contract: 0.balance: " in str(error)

@@ -107,3 +107,22 @@ def test_a_currency_without_decimals_and_a_negative_balance():
     assert texts(tree, "//c:Ntry/c:Amt/text()") == ["1500"]
     assert texts(tree, "//c:Bal/c:Amt/text()") == ["500", "2000"]
     assert texts(tree, "//c:Bal/c:CdtDbtInd/text()") == ["DBIT", "DBIT"]
+
+
+def test_the_largest_amount_the_schema_takes_is_written_and_a_longer_one_refused():
+    import pytest
+
+    from app.api.errors import InvalidInput
+
+    largest = 10**18 - 1  # 18 digits: 9999999999999999.99 EUR
+    tree = written([record(1, amount=largest)], closing=100_000 - largest)
+    assert texts(tree, "//c:Ntry/c:Amt/text()") == ["9999999999999999.99"]
+    for too_long in ({"amount": 10**18}, {"amount": 2**63 - 1}):
+        with pytest.raises(InvalidInput) as refused:
+            written([record(1, **too_long)])
+        assert str(refused.value).startswith("camt.053: the amount ")
+        assert str(refused.value).endswith(
+            "EUR has more than the 18 digits a camt.053 amount may have: no file was written"
+        )
+    with pytest.raises(InvalidInput, match="the amount 10000000000000000.00 EUR has more"):
+        written([record(1)], opening=-(10**18))
