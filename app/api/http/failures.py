@@ -77,8 +77,9 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
     else:
         # no error body: the status, where a redirect pointed, and the id support can look up
         summary = f"HTTP {response.status_code} {printable(response.reason_phrase)}".strip()
-        location = response.headers.get("location")
-        if response.is_redirect and location:
+        location = response.headers.get("location") if response.is_redirect else None
+        location = location or response.extensions.get(_UNUSABLE_LOCATION)
+        if location:
             summary += f", a redirect to {printable(location)} (not followed)"
         summary += f" (x-request-id {call.request_id})"
     return kind(
@@ -91,3 +92,21 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
         method=call.method,
         path=call.path,
     )
+
+
+_UNUSABLE_LOCATION = "partner_desk.unusable_location"  # the response's extensions' key
+
+
+async def set_aside_unusable_location(response: httpx.Response) -> None:
+    """A redirect (never followed) whose Location is no address is an answer all the same:
+    httpx reads the address whether it follows it or not, and raised for it as for a
+    connection that broke — tried again, and said as a server that cannot be reached. The
+    address is set aside, to be quoted as any redirect's."""
+    location = response.headers.get("location")
+    if location is None or not response.is_redirect:
+        return
+    try:
+        httpx.URL(location)
+    except httpx.InvalidURL:
+        del response.headers["location"]
+        response.extensions[_UNUSABLE_LOCATION] = location

@@ -38,7 +38,11 @@ from app.api.errors import (
 )
 from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
-from app.api.http.failures import describe_transport_error, status_error
+from app.api.http.failures import (
+    describe_transport_error,
+    set_aside_unusable_location,
+    status_error,
+)
 from app.api.http.policy import Bounds, RetryPolicy
 from app.core import limits
 from app.core.redaction import redact
@@ -98,6 +102,7 @@ class Transport:
             timeout=httpx.Timeout(step, connect=min(step, 5.0)),
             transport=transport,
             follow_redirects=False,
+            event_hooks={"response": [set_aside_unusable_location]},
             headers={
                 "Accept": "application/json",
                 "User-Agent": "PartnerDesk/0.1",

@@ -566,6 +566,25 @@ def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
     assert sent <= 4 * MiB // len(record) + 2  # nothing read past the cap
 
 
+@pytest.mark.parametrize(
+    ("location", "shown"),
+    [("/v1/\x1b[2Jx", "/v1/?[2Jx"), ("http://bank.example:99999/x", "http://bank.example:99999/x")],
+)
+def test_a_redirect_to_no_address_is_an_answer_said_once_not_a_broken_connection(location, shown):
+    """httpx reads a redirect's address whether it follows it or not: one that is none was
+    taken for a broken connection, tried three times and said as a server not reached."""
+    asked = []
+
+    def handler(request):
+        asked.append(request)
+        return httpx.Response(302, headers={"location": location})
+
+    error = failure(client_for(handler).healthcheck())
+    assert isinstance(error, ApiError) and not isinstance(error, ApiConnectionError)
+    assert str(error).startswith(f"HTTP 302 Found, a redirect to {shown} (not followed) (")
+    assert len(asked) == 1
+
+
 def test_an_answer_without_the_error_body_names_the_redirect_and_the_request_id():
     def handler(request):
         return httpx.Response(302, headers={"location": "https://elsewhere.example/login"})
