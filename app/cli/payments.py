@@ -9,6 +9,8 @@ read or is invalid — and then nothing is sent."""
 from __future__ import annotations
 
 import asyncio
+import sys
+import time
 from pathlib import Path
 
 from app.api.errors import ApiError
@@ -41,6 +43,7 @@ from app.forms.payment_import import (
 )
 
 COMMAND = "payments import"
+SAID_EVERY_SECONDS = 1.0  # the preview's progress, on stderr
 
 
 def plural(count: int, word: str) -> str:
@@ -92,7 +95,9 @@ async def _import(
         return EXIT_INVALID_INPUT
     try:
         journal = ImportJournal(data_folder(), payment_file.message_id)
-        plan = await plan_import(client, payment_file, known=read_states(journal.path))
+        plan = await plan_import(
+            client, payment_file, progress=_looking(), known=read_states(journal.path)
+        )
         _print_preview(plan)
         if not dry_run and plan.sendable():
             with journal:
@@ -129,6 +134,21 @@ async def _import(
         return 0 if not plan.refused_before() else EXIT_API_FAILURE
     every = all(each.outcome == "accepted" for each in plan.payments)
     return 0 if every else EXIT_API_FAILURE
+
+
+def _looking() -> Progress:
+    """The preview's work said on stderr about once a second (the debtor accounts looked for
+    among many clients, the fees asked): a slow server made minutes of silence."""
+    said_at = -SAID_EVERY_SECONDS
+
+    def progress(done: int, of: int, what: str) -> None:
+        nonlocal said_at
+        now = time.monotonic()
+        if now - said_at >= SAID_EVERY_SECONDS:
+            said_at = now
+            print(f"  {what}: {done:,} of {of:,}…", file=sys.stderr, flush=True)
+
+    return progress
 
 
 def _said(plan: ImportPlan) -> Progress:

@@ -70,6 +70,8 @@ def test_a_dry_run_previews_and_sends_nothing_then_the_import_sends_each_once(
     assert "E2E-2" in lines[2] and "10.02 EUR  fee     0.50 EUR  to Hans Muster 2" in lines[2]
     assert f"Account {debtor}: 3 payments, 30.06 EUR + fees 1.50 EUR" in lines
     assert lines[-1] == "Fees in all: 1.50 EUR"
+    # the preview's work is said as it goes, not minutes of silence on a slow server
+    assert dry.stderr.startswith("  Looking for the debtor accounts: clients: 1 of 1,000…\n")
     assert transfers_of(sandbox_url, debtor) == []
     report = tmp_path / "status.xml"
     sent = import_cli(sandbox_url, file, "--report", str(report))
