@@ -53,9 +53,11 @@ def masked(number: str) -> str:
 _IBAN_SHAPED = (
     r"(?<![0-9A-Za-z])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![0-9A-Za-z])"
 )
-# a UUID (8-4-4-4-12), digits only or not: never a card
+# a UUID (8-4-4-4-12, or its 32 hex digits alone, as the desk's x-request-ids), digits only
+# or not: never a card (14 digits of a random id passing the Luhn check were masked in a log)
 _UUID_SHAPED = (
-    r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Fa-f])"
+    r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:(?:-[0-9A-Fa-f]{4}){3}-|[0-9A-Fa-f]{12})[0-9A-Fa-f]{12}"
+    r"(?![0-9A-Fa-f])"
 )
 _SEPARATOR = r"(?:[ .\t+-]|%20|%2[dD]){1,3}"
 _KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}")
