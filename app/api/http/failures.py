@@ -77,8 +77,7 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
     else:
         # no error body: the status, where a redirect pointed, and the id support can look up
         summary = f"HTTP {response.status_code} {printable(response.reason_phrase)}".strip()
-        location = response.headers.get("location") if response.is_redirect else None
-        location = location or response.extensions.get(_UNUSABLE_LOCATION)
+        location = response.extensions.get(_LOCATION)
         if location:
             summary += f", a redirect to {printable(location)} (not followed)"
         summary += f" (x-request-id {call.request_id})"
@@ -94,19 +93,15 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
     )
 
 
-_UNUSABLE_LOCATION = "partner_desk.unusable_location"  # the response's extensions' key
+_LOCATION = "partner_desk.location"  # a redirect's address, in the response's extensions
 
 
-async def set_aside_unusable_location(response: httpx.Response) -> None:
-    """A redirect (never followed) whose Location is no address is an answer all the same:
-    httpx reads the address whether it follows it or not, and raised for it as for a
-    connection that broke — tried again, and said as a server that cannot be reached. The
-    address is set aside, to be quoted as any redirect's."""
-    location = response.headers.get("location")
-    if location is None or not response.is_redirect:
-        return
-    try:
-        httpx.URL(location)
-    except httpx.InvalidURL:
+async def set_aside_redirect(response: httpx.Response) -> None:
+    """A redirect's address set aside, out of the headers, to be quoted: httpx reads it to
+    work out the next request whether it follows it or not (the desk never does), and one
+    that is no address (a control character, a broken international name) raised as a
+    connection that broke — tried again and said as a server not reached — or as no error
+    the desk knows, with a traceback."""
+    if response.is_redirect:
+        response.extensions[_LOCATION] = response.headers["location"]
         del response.headers["location"]
-        response.extensions[_UNUSABLE_LOCATION] = location

@@ -40,7 +40,7 @@ from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
 from app.api.http.failures import (
     describe_transport_error,
-    set_aside_unusable_location,
+    set_aside_redirect,
     status_error,
 )
 from app.api.http.policy import Bounds, RetryPolicy
@@ -102,7 +102,7 @@ class Transport:
             timeout=httpx.Timeout(step, connect=min(step, 5.0)),
             transport=transport,
             follow_redirects=False,
-            event_hooks={"response": [set_aside_unusable_location]},
+            event_hooks={"response": [set_aside_redirect]},
             headers={
                 "Accept": "application/json",
                 "User-Agent": "PartnerDesk/0.1",

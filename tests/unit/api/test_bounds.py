@@ -568,7 +568,12 @@ def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
 
 @pytest.mark.parametrize(
     ("location", "shown"),
-    [("/v1/\x1b[2Jx", "/v1/?[2Jx"), ("http://bank.example:99999/x", "http://bank.example:99999/x")],
+    [
+        ("/v1/\x1b[2Jx", "/v1/?[2Jx"),
+        ("http://xn--zz/", "http://xn--zz/"),  # a broken international name: a traceback
+        ("https://xn--/x", "https://xn--/x"),
+        ("http://bank.example:99999/x", "http://bank.example:99999/x"),
+    ],
 )
 def test_a_redirect_to_no_address_is_an_answer_said_once_not_a_broken_connection(location, shown):
     """httpx reads a redirect's address whether it follows it or not: one that is none was
