@@ -23,10 +23,16 @@ class _StrictConnection(h11.Connection):
     the other, and the rest would be read as a request of its own (request smuggling)."""
 
     unreadable_because = ""  # what was wrong with the request refused, said in its answer
+    method = b""  # the request's under way: an answer to a HEAD carries no body
+
+    def start_next_cycle(self) -> None:
+        super().start_next_cycle()
+        self.method = b""
 
     def next_event(self) -> Any:
         event = super().next_event()
         if type(event) is h11.Request:
+            self.method = event.method
             names = {name for name, _value in event.headers}
             if b"content-length" in names and b"transfer-encoding" in names:
                 self.unreadable_because = (
@@ -146,9 +152,10 @@ class GuardedH11Protocol(H11Protocol):
             (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),
         ]
+        head_only = getattr(self.conn, "method", b"") == b"HEAD"  # a body raised in h11
         for event in (
             h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
-            h11.Data(data=body),
+            *(() if head_only else (h11.Data(data=body),)),
             h11.EndOfMessage(),
         ):
             self.transport.write(self.conn.send(event) or b"")

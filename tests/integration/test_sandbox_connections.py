@@ -266,6 +266,32 @@ def test_a_request_giving_both_content_length_and_transfer_encoding_is_refused_a
     assert found.status_code == 200 and found.json() == []
 
 
+def test_a_head_giving_both_content_length_and_transfer_encoding_is_answered_headers_only(
+    guarded,
+):
+    """An answer to a HEAD carries no body: the refusal's raised in h11, a traceback each."""
+    heard = Lines()
+    logs = [logging.getLogger(name) for name in ("asyncio", "uvicorn.error")]
+    for log in logs:
+        log.addHandler(heard)
+    try:
+        sock = raw_request(
+            guarded.url,
+            b"HEAD /v1/healthcheck HTTP/1.1\r\nHost: sandbox\r\nContent-Length: 5\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        )
+        answer = b""
+        while chunk := sock.recv(65536):  # closed after the answer
+            answer += chunk
+        sock.close()
+    finally:
+        for log in logs:
+            log.removeHandler(heard)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ") and body == b""
+    assert not [line for line in heard.lines if "Traceback" in line or "Fatal" in line]
+
+
 def test_garbage_sent_again_and_again_is_said_in_the_log_once_in_a_while(guarded):
     """Each garbage request is answered 400, as uvicorn does; its line in the log is said
     once, not once per request (4,000 made 6,000 lines in 7 s), and so are an upgrade asked
