@@ -11,7 +11,9 @@ _NUMBER_END = "0123456789 .\t+-%"  # what a card number, written in groups, may 
 def printable(text: str, limit: int = 200) -> str:
     """No control or escape characters, no secret, and not endless."""
     cleaned = "".join(ch if ch.isprintable() else "?" for ch in _redacted(text, limit))
-    return cleaned[:limit] + ("…" if len(text) > limit else "")
+    if len(cleaned) > limit:  # a longer run of digits, no card, cut into one: left out
+        cleaned = cleaned[:limit].rstrip(_NUMBER_END)
+    return cleaned + ("…" if len(text) > limit else "")
 
 
 def terminal_safe(text: str) -> str:
