@@ -1278,6 +1278,8 @@ def test_a_rule_over_several_fields_names_the_field_it_blames():
         ("3-D Secure", "ms-settings:privacy", False),
         ("3-D Secure", "https:///no-host", False),
         ("3-D Secure", "https://acs.example/\x1b[2J", False),
+        ("checkout", "https://pay.example@evil.example/", False),  # opens evil.example
+        ("checkout", "https://pay.example%2f@evil/", False),
     ],
 )
 def test_only_a_web_page_is_given_to_the_browser(url, page, address, opened):
@@ -1301,7 +1303,7 @@ def test_only_a_web_page_is_given_to_the_browser(url, page, address, opened):
     with pytest.raises(InvalidInput) as refused:
         with_gateway(url, asked)
     assert refused.value.field == field
-    assert str(refused.value).endswith("is not a web page: it was not opened")
+    assert str(refused.value).endswith(": it was not opened")
     assert "\x1b" not in str(refused.value)
 
 

@@ -154,6 +154,8 @@ class GatewayClient(Operations):
         if host is None or target.scheme not in schemes or not url.isprintable():
             shown = printable(url, 60)
             raise InvalidInput(field, f"{shown!r} is not a web page: it was not opened")
+        if "@" in target.netloc:  # https://pay.example@evil.example/ opens evil.example
+            raise InvalidInput(field, f"names a user before its host {host}: it was not opened")
         return url
 
     # -- paths
