@@ -99,8 +99,10 @@ async def _method_not_allowed(request: Request, exc: Exception) -> Response:
 
 def _shown_path(request: Request) -> str:
     """The path asked for, as a message may quote it: a control character in it (a NUL, a
-    terminal's escape) shown as "?", and a long one cut."""
-    return printable(request.url.path)
+    terminal's escape, a line break) shown as "?", and a long one cut. The path as sent:
+    the request's URL has dropped its line breaks and tabs, and quoted /v1/health%0Acheck
+    as a path that exists."""
+    return printable(request.scope["path"])
 
 
 @contextlib.asynccontextmanager

@@ -445,6 +445,8 @@ def test_a_path_with_control_characters_is_quoted_without_them(admin):
     missing = admin.get("/v1/%00abc%1B%5B2J", auth=AUTH, headers=PC)
     assert missing.status_code == 404
     assert missing.json()["failure_message"] == "No operation at GET /v1/?abc?[2J"
+    broken = admin.get("/v1/health%0D%0Acheck%09", auth=AUTH, headers=PC)  # not "healthcheck"
+    assert broken.json()["failure_message"] == "No operation at GET /v1/health??check?"
     wrong_method = admin.delete("/v1/clients%1B", auth=AUTH, headers=PC)
     assert wrong_method.status_code in (404, 405)
     message = wrong_method.json()["failure_message"]
