@@ -16,7 +16,8 @@ from collections.abc import Callable, Generator
 from functools import partial
 from typing import Any, NamedTuple
 
-from app.api.banking.columns import StatementColumns, TextColumn
+from app.api.banking.columns import StatementColumns
+from app.api.banking.text_column import TextColumn
 from app.ui.common import forked
 from app.ui.common.sliced import WAITING
 from app.ui.statements.packed_keys import (
