@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -48,6 +49,8 @@ _FIELD_NAMES = (
 _FIELDS = itemgetter(*_FIELD_NAMES)
 _ATTRIBUTE_GETTERS = [attrgetter(name) for name in _FIELD_NAMES]
 _CREDIT = {"credit": 1, "debit": 0}
+_VALUE_PLACE_BYTES = 100  # a distinct value's place in the list and the index, about
+_ROW_BYTES = 43  # a row's date, amounts, direction, codes and text pieces in the arrays
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -59,6 +62,7 @@ class DictionaryColumn:
         self._index: dict[str | None, int] = {}
         self._nullable = nullable
         self.codes = array("I")
+        self.held = 0  # bytes of the distinct values, with their places in the list and index
 
     def encode(self, values: Sequence[Any]) -> array[int]:
         """The codes of the values, new strings given new codes; Unplain for a value that is
@@ -77,12 +81,14 @@ class DictionaryColumn:
                 raise Unplain
             index[value] = len(self.values)
             self.values.append(value)
+            self.held += sys.getsizeof(value) + _VALUE_PLACE_BYTES
         return _codes(index, values)
 
     def forget_after(self, count: int) -> None:
         """Forget the values from the count-th on (no row has their codes)."""
         for value in self.values[count:]:
             del self._index[value]
+            self.held -= sys.getsizeof(value) + _VALUE_PLACE_BYTES
         del self.values[count:]
 
     def __getitem__(self, row: int) -> str | None:
@@ -136,6 +142,19 @@ class StatementColumns:
 
     def __len__(self) -> int:
         return len(self.days)
+
+    @property
+    def held_bytes(self) -> int:
+        """About the memory the rows taken hold (the rows dropped since not counted)."""
+        texts = (self.ids, self.descriptions, self.references)
+        dictionaries = (
+            self.types,
+            self.currencies,
+            self.counterparty_names,
+            self.counterparty_accounts,
+        )
+        held = sum(column.held for column in texts) + sum(d.held for d in dictionaries)
+        return held + len(self) * _ROW_BYTES
 
     @property
     def taken(self) -> int:

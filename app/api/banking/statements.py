@@ -33,7 +33,7 @@ from app.api.banking.statement_records import (
     PlainRecord,
     StatementRecord,
 )
-from app.api.errors import InvalidInput, ResponseValidationError
+from app.api.errors import ApiError, InvalidInput, ResponseValidationError
 from app.api.http import AnswerStream
 from app.api.http.policy import MiB
 from app.api.operations import Operations, contract_error
@@ -226,18 +226,24 @@ class StatementOperations(Operations):
             return added
 
         received = 0
+
+        def too_large() -> ApiError:
+            return stream.error(
+                ResponseValidationError,
+                f"The statement is larger than {bounds.stream_bytes // MiB:,} MiB: "
+                "choose a shorter period or one currency",
+            )
+
         try:
             async for chunk in stream.chunks():
                 received += len(chunk)
                 if received > bounds.stream_bytes:
-                    raise stream.error(
-                        ResponseValidationError,
-                        f"The statement is larger than {bounds.stream_bytes // MiB:,} MiB: "
-                        "choose a shorter period or one currency",
-                    )
+                    raise too_large()
                 for piece in splitter.feed(chunk):
                     with gc_paused():  # a piece's thousand records: see app.core.gc_pause
                         added = counted(reader.piece(piece))
+                    if into.held_bytes > bounds.stream_bytes:  # one emoji: 4 bytes a letter
+                        raise too_large()
                     if added:
                         yield added
             final = splitter.finish()

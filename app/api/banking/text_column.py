@@ -4,6 +4,7 @@ joined into one string, with the offset where each value starts (app.api.banking
 from __future__ import annotations
 
 import bisect
+import sys
 from array import array
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, pairwise
@@ -30,6 +31,7 @@ class TextColumn:
         # rows in the order of a sort (an export) seconds
         self._piece_of = array("H")
         self._rows = 0
+        self.held = 0  # bytes of the texts and their offsets (a text of one emoji: 4 a letter)
 
     @staticmethod
     def prepare(values: Sequence[Any], *, nullable: bool) -> Prepared:
@@ -56,6 +58,7 @@ class TextColumn:
         self._nones.append(nones)
         self._piece_of += array(self._piece_of.typecode, [piece]) * (len(offsets) - 1)
         self._rows += len(offsets) - 1
+        self.held += sys.getsizeof(text) + offsets.itemsize * len(offsets)
 
     def value(self, row: int) -> str | None:
         """The row's text, or None where None was stored."""

@@ -665,6 +665,34 @@ def test_a_bad_record_deep_in_a_statement_is_named_by_its_place_in_the_answer(ba
     assert where in text and ": :" not in text and " column " not in text
 
 
+def test_a_statement_is_capped_by_what_its_texts_hold_not_only_by_its_bytes():
+    """One emoji in a text makes each letter of its piece's joined text 4 bytes: 500 MiB
+    of such records, under the bytes' cap, held 2 GB."""
+    description = "\\ud83d\\ude00" + "x" * 100_000  # the emoji escaped: the bytes are ASCII
+    record = (
+        '{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
+        f'"currency":"EUR","description":"{description}","balance_after":1}}'
+    ).encode()
+    sent = 0
+
+    async def endless():
+        nonlocal sent
+        yield b"["
+        while True:
+            sent += 1
+            yield record + b","
+            await asyncio.sleep(0)  # the loop's turn: without a cap, the test's bound ends it
+
+    def handler(request):
+        return httpx.Response(200, content=endless())
+
+    client = client_for(handler, Bounds(stream_bytes=4 * MiB))
+    error = failure(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
+    assert isinstance(error, ResponseValidationError)
+    assert str(error).startswith("The statement is larger than 4 MiB: choose a shorter period")
+    assert sent * len(record) < 2 * MiB  # a quarter of the bytes, at about four bytes a letter
+
+
 def test_a_wrong_record_is_named_by_its_place_in_the_whole_statement_when_rows_are_dropped():
     """A writer streaming the rows on drops each piece's: the wrong record is still named by
     its place in the answer (it was named by its place after the last drop)."""

@@ -394,3 +394,19 @@ def test_dropped_rows_take_their_values_but_not_the_currencies_or_the_count():
     assert columns.record(0)["counterparty_name"] == "Third"
     assert columns.record(0)["currency"] == "USD"
     assert columns.taken == 3 and columns.currency_counts == {0: 1, 1: 2}
+
+
+def test_what_the_rows_hold_is_counted_and_a_value_forgotten_is_not():
+    columns = StatementColumns()
+    empty = columns.held_bytes
+    assert columns.add_parsed([{**GOOD, "description": "x" * 10_000}])
+    ascii_held = columns.held_bytes - empty
+    assert 10_000 < ascii_held < 12_000
+    assert columns.add_parsed([{**GOOD, "description": "\U0001f600" + "x" * 10_000}])
+    assert columns.held_bytes - empty - ascii_held > 40_000  # four bytes a letter
+    names = columns.counterparty_names
+    before = names.held
+    names.encode(["a new counterparty " * 10])
+    assert names.held > before
+    names.forget_after(len(names.values) - 1)
+    assert names.held == before
