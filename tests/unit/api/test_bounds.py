@@ -536,9 +536,9 @@ def test_a_statement_is_bounded_in_records():
     assert "(x-request-id " in str(caught.value)
 
 
-def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
-    """Records just under the record's cap add up: 2,000 of 900 KB took 1.7 GB."""
-    description = "x" * (200 * 1024)
+def capped_statement(description: str) -> tuple[BaseException, int, int]:
+    """The error of a statement of endless records with this description, read with a cap
+    of 4 MiB; the records sent by then, and the bytes of one."""
     record = (
         '{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
         f'"currency":"EUR","description":"{description}","balance_after":1}}'
@@ -563,7 +563,13 @@ def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
         "The statement is larger than 4 MiB: choose a shorter period or one currency"
     )
     assert "(x-request-id " in str(error)
-    assert sent <= 4 * MiB // len(record) + 2  # nothing read past the cap
+    return error, sent, len(record)
+
+
+def test_a_statement_of_big_records_ends_at_its_size_cap_not_its_records_cap():
+    """Records just under the record's cap add up: 2,000 of 900 KB took 1.7 GB."""
+    _error, sent, size = capped_statement("x" * (200 * 1024))
+    assert sent <= 4 * MiB // size + 2  # nothing read past the cap
 
 
 @pytest.mark.parametrize(
@@ -668,29 +674,9 @@ def test_a_bad_record_deep_in_a_statement_is_named_by_its_place_in_the_answer(ba
 def test_a_statement_is_capped_by_what_its_texts_hold_not_only_by_its_bytes():
     """One emoji in a text makes each letter of its piece's joined text 4 bytes: 500 MiB
     of such records, under the bytes' cap, held 2 GB."""
-    description = "\\ud83d\\ude00" + "x" * 100_000  # the emoji escaped: the bytes are ASCII
-    record = (
-        '{"id":"1","booking_date":"2024-01-01","type":"card","direction":"debit","amount":1,'
-        f'"currency":"EUR","description":"{description}","balance_after":1}}'
-    ).encode()
-    sent = 0
-
-    async def endless():
-        nonlocal sent
-        yield b"["
-        while True:
-            sent += 1
-            yield record + b","
-            await asyncio.sleep(0)  # the loop's turn: without a cap, the test's bound ends it
-
-    def handler(request):
-        return httpx.Response(200, content=endless())
-
-    client = client_for(handler, Bounds(stream_bytes=4 * MiB))
-    error = failure(client.get_statement("C1", "A1", dt.date(2024, 1, 1), dt.date(2024, 12, 31)))
-    assert isinstance(error, ResponseValidationError)
-    assert str(error).startswith("The statement is larger than 4 MiB: choose a shorter period")
-    assert sent * len(record) < 2 * MiB  # a quarter of the bytes, at about four bytes a letter
+    # the emoji escaped: the bytes are ASCII
+    _error, sent, size = capped_statement("\\ud83d\\ude00" + "x" * 100_000)
+    assert sent * size < 2 * MiB  # a quarter of the bytes, at about four bytes a letter
 
 
 def test_a_wrong_record_is_named_by_its_place_in_the_whole_statement_when_rows_are_dropped():
