@@ -1280,6 +1280,13 @@ def test_a_rule_over_several_fields_names_the_field_it_blames():
         ("3-D Secure", "https://acs.example/\x1b[2J", False),
         ("checkout", "https://pay.example@evil.example/", False),  # opens evil.example
         ("checkout", "https://pay.example%2f@evil/", False),
+        ("checkout", "https://[::1]:8443/pay", True),
+        # no browser opens these: they ended in the box saying there was no browser
+        ("checkout", " https://pay.example/", False),
+        ("checkout", "https://pay example/", False),
+        ("checkout", "https://a..b/", False),
+        ("checkout", "https://-a-/", False),
+        ("checkout", "https://pay.example:99999/", False),
     ],
 )
 def test_only_a_web_page_is_given_to_the_browser(url, page, address, opened):

@@ -4,6 +4,7 @@ the action's key when the caller passes it)."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -148,10 +149,13 @@ class GatewayClient(Operations):
         schemes = {"https", urlsplit(self.transport.base_url).scheme}
         try:
             target = urlsplit(url)
+            target.port  # noqa: B018 - read to be checked: ValueError past 65535
             host = target.hostname
-        except ValueError:
+            if host is not None and not _WEB_HOST.fullmatch(host.encode("idna").decode()):
+                host = None  # a space, an empty label: no browser opens it
+        except (ValueError, UnicodeError):
             host = None
-        if host is None or target.scheme not in schemes or not url.isprintable():
+        if host is None or target.scheme not in schemes or not url.isprintable() or " " in url:
             shown = printable(url, 60)
             raise InvalidInput(field, f"{shown!r} is not a web page: it was not opened")
         if "@" in target.netloc:  # https://pay.example@evil.example/ opens evil.example
@@ -185,6 +189,14 @@ class GatewayClient(Operations):
                 "card data goes only there",
             )
         return path
+
+
+# a host a browser opens: DNS labels (international ones in their ASCII form) or an address
+_WEB_HOST = re.compile(
+    r"(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*"
+    r"\.?|[0-9a-f:.]+",
+    re.IGNORECASE,
+)
 
 
 def _amount(field: str, value: Decimal, currency: str) -> str:
