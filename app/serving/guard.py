@@ -59,6 +59,7 @@ class GuardedH11Protocol(H11Protocol):
     _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
     _dropped = False
+    conn: _StrictConnection  # made in __init__
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -139,7 +140,7 @@ class GuardedH11Protocol(H11Protocol):
             if cycle.response_started:  # an answer half written: nothing can follow it
                 self._close()
                 return
-        because = getattr(self.conn, "unreadable_because", "")
+        because = self.conn.unreadable_because
         body = json.dumps(
             {
                 "failure_message": "The request could not be read as HTTP/1.1"
@@ -152,7 +153,7 @@ class GuardedH11Protocol(H11Protocol):
             (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),
         ]
-        head_only = getattr(self.conn, "method", b"") == b"HEAD"  # a body raised in h11
+        head_only = self.conn.method == b"HEAD"  # a body raised in h11
         for event in (
             h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
             *(() if head_only else (h11.Data(data=body),)),
