@@ -47,14 +47,16 @@ class PlainRecord(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     where the slower way's parser reads it and may refuse it (a number past a double's range,
     nesting past a limit)."""
 
-    id: str
+    # in the order the columns take them (`StatementColumns._take`): a piece's
+    # records are turned into columns by msgspec's astuple and zip, both in C
     booking_date: str
-    type: str
     direction: str
     amount: int
-    currency: str
-    description: str
     balance_after: int
+    type: str
+    currency: str
+    id: str
+    description: str
     counterparty_name: str | None = None
     counterparty_account: str | None = None
     reference: str | None = None
