@@ -50,7 +50,7 @@ class PlainRecord(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     # in the order the columns take them (`StatementColumns._take`): a piece's
     # records are turned into columns by msgspec's astuple and zip, both in C
     booking_date: str
-    direction: str
+    direction: Literal["credit", "debit"]
     amount: int
     balance_after: int
     type: str
