@@ -209,7 +209,7 @@ class StatementColumns:
         if not records:
             return
         self._add(
-            array("i", (record["booking_date"].toordinal() for record in records)),
+            [record["booking_date"].toordinal() for record in records],
             array("b", (record["direction"] == "credit" for record in records)),
             [record["amount"] for record in records],
             [record["balance_after"] for record in records],
@@ -226,17 +226,18 @@ class StatementColumns:
             ),
         )
 
-    def _days(self, texts: Sequence[Any]) -> array[int]:
+    def _days(self, texts: Sequence[Any]) -> tuple[int, ...]:
+        """The dates' ordinals: the same int object for each date, as the dictionary holds it."""
         ordinals = self._ordinals
         # records come in date order: a piece's new dates are mostly its first and last
         self._learn_dates(texts[:1])
         self._learn_dates(texts[-1:])
         try:
-            return _packed("i", map(ordinals.get, texts), len(texts))
-        except struct.error:  # None: a date not seen yet
+            return tuple(map(ordinals.__getitem__, texts))
+        except KeyError:  # a date not seen yet
             pass
         self._learn_dates(set(texts).difference(ordinals))  # TypeError when unhashable
-        return _packed("i", map(ordinals.__getitem__, texts), len(texts))
+        return tuple(map(ordinals.__getitem__, texts))
 
     def _learn_dates(self, texts: Iterable[Any]) -> None:
         ordinals = self._ordinals
@@ -249,7 +250,7 @@ class StatementColumns:
 
     def _add(
         self,
-        days: array[int],
+        days: Sequence[int],
         credits: array[int],
         amounts: Sequence[Any],
         balances: Sequence[Any],
@@ -266,6 +267,7 @@ class StatementColumns:
         # sixth of the time "q" takes (which parses each value as a format); bools read as
         # 0 and 1, as pydantic reads them
         amount_column = array("q", array("Q", amounts).tobytes())
+        day_column = _packed("i", days, len(days))
         balance_column = _packed("q", balances, len(balances))
         types, currencies, names, accounts = repeated
         dictionaries = (
@@ -295,7 +297,7 @@ class StatementColumns:
             self.zero_amounts = self.zero_amounts or 0 in amounts
             self.balances_low = min(self.balances_low, min(balances))
             self.balances_high = max(self.balances_high, max(balances))
-        self.days += days
+        self.days += day_column
         self.credits += credits
         self.amounts += amount_column
         self.balances += balance_column
@@ -309,14 +311,18 @@ class StatementColumns:
         self._remember_balances(currency_codes, days, balances)
 
     def _remember_balances(
-        self, codes: array[int], days: array[int], balances: Sequence[int]
+        self, codes: array[int], days: Sequence[int], balances: Sequence[int]
     ) -> None:
         """Each day's last balance, and the count of records, by currency."""
         if not codes:
             return
         first = codes[0]
         if codes.count(first) == len(codes):  # one currency, as most pieces: no pair per row
-            self.last_balances.setdefault(first, {}).update(dict(zip(days, balances, strict=True)))
+            by_day = self.last_balances.setdefault(first, {})
+            if days.count(days[0]) == len(days):  # one day, as most pieces of a long statement
+                by_day[days[0]] = balances[-1]
+            else:
+                by_day.update(zip(days, balances, strict=True))
             self.currency_counts[first] += len(codes)
             return
         last = dict(zip(zip(codes, days, strict=True), balances, strict=True))  # the last wins

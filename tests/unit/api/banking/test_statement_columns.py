@@ -341,6 +341,26 @@ def test_the_chart_keeps_each_days_last_balance_piece_after_piece():
     assert columns.main_currency() == "EUR" and columns.currency_counts[0] == 4
 
 
+def test_a_piece_of_one_currency_keeps_each_days_last_balance_in_any_order():
+    """A piece of one day keeps its last record's balance; a piece whose days come back
+    (not in booking order) keeps each day's last one all the same."""
+    march = "2024-03-01"
+    one_day = [dict(GOOD, id=f"A{n}", balance_after=n) for n in (5, 9, 3)]
+    days_back = [
+        dict(GOOD, id="B1", balance_after=10),
+        dict(GOOD, id="B2", booking_date=march, balance_after=20),
+        dict(GOOD, id="B3", balance_after=30),
+    ]
+    for pieces, expected in (
+        ([one_day], [(dt.date(2024, 2, 29), 3)]),
+        ([days_back], [(dt.date(2024, 2, 29), 30), (dt.date(2024, 3, 1), 20)]),
+    ):
+        columns = StatementColumns()
+        for piece in pieces:
+            assert columns.add_plain(_plain(json.dumps(piece).encode()))
+        assert columns.daily_balances("EUR") == expected
+
+
 def test_a_piece_of_several_currencies_keeps_each_ones_last_balance_of_the_day():
     mixed = [
         dict(GOOD, id="1", currency="EUR", balance_after=1),
