@@ -98,6 +98,11 @@ class DictionaryColumn:
         return max(checked, upto)
 
 
+def _no_bools(values: Sequence[Any]) -> list[Any]:
+    """The values with each bool as its integer (a parsed piece's: the fast path has none)."""
+    return [int(value) if type(value) is bool else value for value in values]
+
+
 def _packed(typecode: str, values: Iterable[Any], count: int) -> array[int]:
     """Integers as an array, packed by struct: in about half the time the array's own
     conversion takes for signed types (it parses each value as a format). struct.error
@@ -184,7 +189,12 @@ class StatementColumns:
         if not items:
             return True
         rows = _rows(items)
-        return rows is not None and self._take(rows)
+        if rows is None:
+            return False
+        # true and false are taken as 1 and 0, as the record model takes them: as integers,
+        # not bools, in each day's balance and the bounds a sort reads
+        rows[2], rows[3] = _no_bools(rows[2]), _no_bools(rows[3])
+        return self._take(rows)
 
     def _take(self, rows: list[Sequence[Any]]) -> bool:
         """Take the values of records, column by column (in `_FIELDS`' order), when they are
@@ -200,8 +210,8 @@ class StatementColumns:
                 (types, currencies, names, accounts),
                 (ids, descriptions, references),
             )
-        except (Unplain, TypeError, OverflowError, ValueError, struct.error):
-            return False
+        except (Unplain, TypeError, OverflowError, ValueError, struct.error, RecursionError):
+            return False  # the record model words what is wrong
         return True
 
     def add_records(self, records: list[StatementRecord]) -> None:
@@ -259,16 +269,17 @@ class StatementColumns:
     ) -> None:
         """Everything is computed before any column grows: a piece that cannot be taken
         leaves the columns as they were (the dictionaries forget the values it brought)."""
-        # min and max over the values themselves: over an array each would be made anew
+        # "Q" refuses a negative amount (sent unsigned) and anything not an integer, in a
+        # sixth of the time "q" takes (which parses each value as a format)
+        unsigned_amounts = array("Q", amounts)
+        balance_column = _packed("q", balances, len(balances))
+        # integers only from here: min and max over the values themselves (over an array each
+        # would be made anew), never over lists a comparison would recurse into
         amounts_high = max(amounts, default=0)
         if amounts_high > _INT64_MAX:
             raise Unplain
-        # "Q" refuses a negative amount (sent unsigned) and anything not an integer, in a
-        # sixth of the time "q" takes (which parses each value as a format); bools read as
-        # 0 and 1, as pydantic reads them
-        amount_column = array("q", array("Q", amounts).tobytes())
+        amount_column = array("q", unsigned_amounts.tobytes())
         day_column = _packed("i", days, len(days))
-        balance_column = _packed("q", balances, len(balances))
         types, currencies, names, accounts = repeated
         dictionaries = (
             self.types,

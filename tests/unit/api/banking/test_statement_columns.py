@@ -3,6 +3,7 @@
 import datetime as dt
 import gc
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -339,6 +340,34 @@ def test_the_chart_keeps_each_days_last_balance_piece_after_piece():
     ]
     assert columns.daily_balances("USD") == [(dt.date(2024, 2, 29), -1250)]
     assert columns.main_currency() == "EUR" and columns.currency_counts[0] == 4
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_amounts_nested_past_the_recursion_limit_are_left_to_the_model_not_compared():
+    """Two equal lists nested deeper than Python recurses: comparing them (a max) would raise
+    RecursionError; the columns refuse them as no integers, and take nothing."""
+    depth = sys.getrecursionlimit() + 100
+    items = [dict(GOOD, id="A", amount=_nested(depth)), dict(GOOD, id="B", amount=_nested(depth))]
+    columns = StatementColumns()
+    assert not columns.add_parsed(items)
+    assert len(columns) == 0 and columns.types.values == []
+
+
+def test_true_and_false_are_taken_as_the_integers_the_model_reads():
+    columns = StatementColumns()
+    parsed = _parse(
+        json.dumps([dict(GOOD, amount=True), dict(GOOD, amount=0, balance_after=False)])
+    )
+    assert columns.add_parsed(parsed)
+    taken = [columns.daily_balances("EUR")[0][1], columns.balances_high, columns.amounts_high]
+    assert taken == [0, 0, 1] and {type(value) for value in taken} == {int}
+    assert [type(columns.record(row)["amount"]) for row in range(2)] == [int, int]
 
 
 def test_a_piece_of_one_currency_keeps_each_days_last_balance_in_any_order():
