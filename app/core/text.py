@@ -4,6 +4,9 @@ or credential, which the window's messages and the logs mask too (app.core.redac
 
 from __future__ import annotations
 
+import re
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # what JSON's "\ud800" makes: no text holds it
 _LOOKED_AT = 4096  # characters past a quote's cut that are redacted with it, at most
 _NUMBER_END = "0123456789 .\t+-%"  # what a card number, written in groups, may end a text with
 
@@ -14,6 +17,12 @@ def printable(text: str, limit: int = 200) -> str:
     if len(cleaned) > limit:  # a longer run of digits, no card, cut into one: left out
         cleaned = cleaned[:limit].rstrip(_NUMBER_END)
     return cleaned + ("…" if len(text) > limit else "")
+
+
+def mended(text: str) -> str:
+    """The text with each lone surrogate shown as U+FFFD, the replacement character: fit to
+    show (Qt and UTF-8 refuse one) without losing the rest."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def terminal_safe(text: str) -> str:

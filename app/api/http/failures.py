@@ -3,6 +3,8 @@ most likely means), and the typed error for a non-2xx answer with its error body
 
 from __future__ import annotations
 
+import json
+import re
 import ssl
 
 import httpx
@@ -10,8 +12,8 @@ from pydantic import ValidationError
 
 from app.api.errors import ApiError, error_for_status
 from app.api.http.exchange import Call
-from app.api.models import ErrorBody
-from app.core.text import printable
+from app.api.models import ErrorBody, ErrorDetail
+from app.core.text import mended, printable
 
 _DESCRIPTIONS: dict[type[httpx.TransportError], str] = {
     httpx.ConnectTimeout: "the connection was not accepted in time",
@@ -64,10 +66,7 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
     """The typed error for a non-2xx answer, with the error body when there is one."""
     kind = error_for_status(response.status_code)
     failure_message = error_id = title = None
-    try:
-        parsed = ErrorBody.model_validate_json(body)
-    except ValidationError:
-        parsed = None  # a proxy's HTML page, an empty or a cut body
+    parsed = _error_body(body)
     if parsed is not None:
         failure_message = parsed.failure_message
         error_id = parsed.detail.error_id
@@ -90,6 +89,30 @@ def status_error(response: httpx.Response, body: bytes, call: Call) -> ApiError:
         request_id=call.request_id,
         method=call.method,
         path=call.path,
+    )
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _error_body(body: bytes) -> ErrorBody | None:
+    """The contract's error body, if the answer holds one (not a proxy's HTML page, an empty
+    or a cut body). A lone surrogate, which JSON can write ("\\ud800") but no text holds, is
+    read as U+FFFD: the strict reader refuses the whole body for one, and the server's message
+    was lost."""
+    try:
+        return ErrorBody.model_validate_json(body)
+    except ValidationError:
+        if not _SURROGATE_ESCAPE.search(body):
+            return None
+    try:  # the body is bounded (Bounds.error_bytes)
+        parsed = ErrorBody.model_validate(json.loads(body))
+    except (ValueError, RecursionError):  # not JSON, nested too deeply, or not the error body
+        return None
+    detail = parsed.detail
+    return ErrorBody(
+        failure_message=mended(parsed.failure_message),
+        detail=ErrorDetail(error_id=mended(detail.error_id), title=mended(detail.title)),
     )
 
 

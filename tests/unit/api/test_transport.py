@@ -184,6 +184,40 @@ def test_error_without_the_error_body_is_still_typed(response):
     assert caught.value.status == response.status_code
 
 
+def test_an_error_body_holding_a_lone_surrogate_keeps_its_message():
+    body = (
+        b'{"failure_message": "IBAN \\ud800 is not valid", '
+        b'"detail": {"error_id": "E-\\udfff", "title": "Invalid \\ud83d\\ude00 input"}}'
+    )
+    transport, _ = recording([httpx.Response(400, content=body)])
+    with pytest.raises(BadRequest) as caught:
+        run(make_client("https://bank.example", transport=transport).list_clients())
+    error = caught.value
+    assert (error.failure_message, error.error_id, error.title) == (
+        "IBAN \ufffd is not valid",
+        "E-\ufffd",
+        "Invalid \U0001f600 input",  # a pair of escapes is one character, as JSON means
+    )
+    assert str(error) == "IBAN \ufffd is not valid"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"message": "\\ud800"}',  # JSON, but not the error body
+        b'{"failure_message": "\\ud800", "detail": {"error_id": "E-1"}}',  # no title
+        b'{"failure_message": "\\ud800", "detail": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        b'{"failure_message": "\\ud800" broken',
+    ],
+)
+def test_a_lone_surrogate_in_what_is_no_error_body_leaves_the_status_and_request_id(body):
+    transport, _ = recording([httpx.Response(400, content=body)])
+    with pytest.raises(BadRequest) as caught:
+        run(make_client("https://bank.example", transport=transport).list_clients())
+    assert not caught.value.has_error_body
+    assert str(caught.value).startswith("HTTP 400 Bad Request (x-request-id ")
+
+
 def test_success_with_invalid_json_or_wrong_shape_is_a_response_validation_error():
     transport, _ = recording([httpx.Response(200, content=b"<html>")])
     with pytest.raises(ResponseValidationError, match="does not fit the contract"):
