@@ -15,13 +15,21 @@ from typing import Any
 
 from app.core.gateway.cards import mask_card_numbers
 
-# "cvv": "123", cvv=123, 'csc': '1234', cvc 123 — the code after the field's name
+# "cvv": "123", cvv=123, 'csc': '1234', cvc 123, and JSON inside JSON: \"cvv\": \"123\"
 _SECURITY_CODE = re.compile(
-    r"""(?P<name>["']?(?<![A-Za-z])(?:cvv2?|csc|cvc)\b["']?\s*[:=]?\s*["']?)(?P<code>[0-9]{3,4})(?![0-9])""",
+    r"""(?P<name>\\?["']?(?<![A-Za-z])(?:cvv2?|csc|cvc)\b\\?["']?\s*[:=]?\s*\\?["']?)"""
+    r"""(?P<code>[0-9]{3,4})(?![0-9])""",
     re.IGNORECASE,
 )
+# Authorization: <scheme> <credentials>, as a header, a dict or JSON (escaped or not) writes
+# it. Any scheme's word is kept (Basic, Bearer, Token, Digest, ...), the rest masked: a quoted
+# value up to its closing quote (a Digest's parameters hold commas and quotes of their own),
+# else one token and any parameters that follow it (", realm=...")
 _AUTHORIZATION = re.compile(
-    r"""(?P<name>\bauthorization["']?\s*[:=,]\s*["']?(?:basic|bearer)?\s*)(?P<secret>[^\s"',)]+)""",
+    r"""(?P<name>\bauthorization\\?["']?\s*[:=,]\s*(?P<quote>\\?["'])?"""
+    r"""(?:[A-Za-z][A-Za-z0-9._~+-]*[ \t]+(?=[^\s"',)]))?)"""
+    r"""(?(quote)(?:(?!(?P=quote))[^\n])+"""
+    r"""|[^\s"',)]+(?:"[^"\n]*")?(?:\s*,\s*[A-Za-z][\w-]*=(?:"[^"\n]*"|[^\s,"')]*))*)""",
     re.IGNORECASE,
 )
 
@@ -31,7 +39,11 @@ def redact(text: str) -> str:
     authorization credentials replaced by ***."""
     text = mask_card_numbers(text)
     text = _SECURITY_CODE.sub(lambda m: m.group("name") + "***", text)
-    return _AUTHORIZATION.sub(lambda m: m.group("name") + "***", text)
+    return _AUTHORIZATION.sub(_masked_credentials, text)
+
+
+def _masked_credentials(match: re.Match[str]) -> str:
+    return match.group("name") + "***"
 
 
 def redact_url_part(text: str) -> str:

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import re
 
+from app.core.gateway.cards import number_cut_off
+
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # what JSON's "\ud800" makes: no text holds it
 _LOOKED_AT = 4096  # characters past a quote's cut that are redacted with it, at most
-_NUMBER_END = "0123456789 .\t+-%"  # what a card number, written in groups, may end a text with
 
 
 def printable(text: str, limit: int = 200) -> str:
     """No control or escape characters, no secret, and not endless."""
-    cleaned = "".join(ch if ch.isprintable() else "?" for ch in _redacted(text, limit))
-    if len(cleaned) > limit:  # a longer run of digits, no card, cut into one: left out
-        cleaned = cleaned[:limit].rstrip(_NUMBER_END)
+    redacted = _redacted(text, limit)
+    if len(redacted) > limit:  # a longer run of digits, no card, cut into one: left out
+        redacted = number_cut_off(redacted[:limit])  # before a no-break space becomes "?"
+    cleaned = "".join(ch if ch.isprintable() else "?" for ch in redacted)
     return cleaned + ("…" if len(text) > limit else "")
 
 
@@ -43,5 +45,5 @@ def _redacted(text: str, limit: int) -> str:
 
     head = text[: limit + _LOOKED_AT]
     if len(head) < len(text):
-        head = head.rstrip(_NUMBER_END)
+        head = number_cut_off(head)
     return redact(head)

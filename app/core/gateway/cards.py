@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import re
 
-# 13 to 19 digits, maybe grouped by spaces or hyphens (or dots, tabs, and as a URL writes
-# them, + and %20), wherever they stand: letters around them do not make them less a card
-CARD_SHAPED = re.compile(r"\d(?:(?:[ .\t+-]|%20|%2[dD]){0,3}\d){12,18}")
-
 
 def ascii_digits(text: str) -> bool:
     """Only the digits 0-9 (str.isdigit takes "４" and "٤" too)."""
@@ -59,11 +55,19 @@ _UUID_SHAPED = (
     r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:(?:-[0-9A-Fa-f]{4}){3}-|[0-9A-Fa-f]{12})[0-9A-Fa-f]{12}"
     r"(?![0-9A-Fa-f])"
 )
-_SEPARATOR = r"(?:[ .\t+-]|%20|%2[dD]){1,3}"
+# what may stand between a card number's groups: spaces of any width (a no-break space, an
+# ideographic one) but line breaks, invisible characters (zero-width, a soft hyphen), dots,
+# hyphens and dashes, slashes, underscores, and as a URL writes them, + and %20, %2D, %2F
+_SEPARATORS = (
+    " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u202f\u205f\u3000\u00ad\u200b\u200c\u200d\u2060\ufeff"
+    ".\u00b7\uff0e+_/\uff0f-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+)
+_SEPARATOR = f"(?:[{re.escape(_SEPARATORS)}]|%20|%2[dDfF]){{1,3}}"
 _KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}")
 # digits in groups: a run of them, read a group at a time
 _RUN = re.compile(f"\\d+(?:{_SEPARATOR}\\d+)*")
-_GROUP = re.compile(r"%2[0dD]|(\d+)")
+_GROUP = re.compile(r"%2[0dDfF]|(\d+)")  # \d: any script's digits, "４" as "4"
 
 
 def mask_card_numbers(text: str) -> str:
@@ -82,6 +86,17 @@ def mask_card_numbers(text: str) -> str:
     return "".join(pieces)
 
 
+def number_cut_off(text: str) -> str:
+    """The text without the digits and separators it ends in: a quote cut inside a card
+    number shows none of it."""
+    end = len(text)
+    while end and (
+        text[end - 1].isdecimal() or text[end - 1] in _SEPARATORS or text[end - 1] == "%"
+    ):
+        end -= 1
+    return text[:end]
+
+
 def _iban_checks(text: str) -> bool:
     """The IBAN's check digits fit (ISO 13616, mod 97): letters before a card number do not
     make it an IBAN."""
@@ -94,6 +109,11 @@ def _masked_run(match: re.Match[str]) -> str:
     return _mask_run(match.group())
 
 
+def _ascii(group: str) -> str:
+    """A group of digits of any script (full-width "４", Arabic-Indic "٤") in 0-9."""
+    return group if group.isascii() else "".join(str(int(digit)) for digit in group)
+
+
 def _mask_run(run: str) -> str:
     """A run of digit groups with each card number in it masked: the longest whole groups,
     from the left, that make 13 to 19 digits passing the Luhn check."""
@@ -102,7 +122,7 @@ def _mask_run(run: str) -> str:
     while index < len(groups):
         number, found = "", -1
         for last in range(index, len(groups)):
-            number += run[groups[last][0] : groups[last][1]]
+            number += _ascii(run[groups[last][0] : groups[last][1]])
             if len(number) > 19:
                 break
             if len(number) >= 13 and luhn(number):

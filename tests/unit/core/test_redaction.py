@@ -31,6 +31,38 @@ from app.core.redaction import RedactingFilter, redact
         ("cvv=123&cvc=999", "cvv=***&cvc=***"),
         ("Authorization: Basic ZGVtbzpkZW1v", "Authorization: Basic ***"),
         ("('authorization', 'Basic ZGVtbzpkZW1v')", "('authorization', 'Basic ***')"),
+        # groups apart by a no-break, thin, ideographic or zero-width space, a slash, an
+        # underscore or a dash; digits of another script (full-width)
+        ("card 4111\u00a01111\u00a01111\u00a01111", "card ************1111"),
+        ("4111\u202f1111\u20091111\u30001111", "************1111"),
+        ("4111\u200b1111\u200b1111\u200b1111", "************1111"),
+        ("4111\u200b\u200c\u200d1111\u00ad1111\ufeff1111", "************1111"),
+        ("4111/1111/1111/1111 and 4111_1111_1111_1111", "************1111 and ************1111"),
+        ("4111\u20131111\u20141111\u22121111", "************1111"),
+        ("\uff14" + "\uff11" * 15, "*" * 12 + "\uff11" * 4),
+        ("\u3000".join(["\uff14\uff11\uff11\uff11", *["\uff11" * 4] * 3]), "*" * 12 + "\uff11" * 4),
+        ("/cards/4111%2F1111%2F1111%2F1111/", "/cards/************1111/"),
+        # a security code in JSON inside JSON
+        ('{\\"cvv\\": \\"123\\"}', '{\\"cvv\\": \\"***\\"}'),
+        # any scheme: its word is kept, never taken for the credentials
+        ("Authorization: Token abcdef123", "Authorization: Token ***"),
+        ("authorization: abcdef123", "authorization: ***"),
+        (
+            '{\\"Authorization\\": \\"Bearer x.y.z\\", \\"a\\": 1}',
+            '{\\"Authorization\\": \\"Bearer ***\\", \\"a\\": 1}',
+        ),
+        (
+            'Authorization: Digest username="u", realm="r", response="6629fae4" next',
+            "Authorization: Digest *** next",
+        ),
+        (
+            "{'authorization': 'Digest username=\"u\", response=\"abc\"', 'x-request-id': 'r1'}",
+            "{'authorization': 'Digest ***', 'x-request-id': 'r1'}",
+        ),
+        (
+            "Authorization: Bearer abc, x-request-id: r1",
+            "Authorization: Bearer ***, x-request-id: r1",
+        ),
     ],
 )
 def test_sensitive_values_are_masked(text, expected):
@@ -52,6 +84,8 @@ def test_sensitive_values_are_masked(text, expected):
         "99 12345678-1234-5678-1234-567812345678 and 41111111111111115555",
         # an x-request-id as the desk makes them: 14 of its digits pass the Luhn check
         "x-request-id c04103515305488cb326848a4a76fce9",
+        "4111\n1111\n1111\n1111",  # lines apart: a log's lines are not one number
+        "Authorization failed, retrying",
     ],
 )
 def test_other_numbers_are_left_alone(text):

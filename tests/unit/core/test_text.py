@@ -31,6 +31,15 @@ def test_a_card_number_at_a_quotes_cut_is_never_shown_in_part():
     # twenty digits are no card, but the cut would make sixteen of them one
     cut_into_a_card = printable("x" * 184 + "4111111111111111" + "0000")
     assert cut_into_a_card == "x" * 184 + "…"
+    # nor when its groups stand apart by a no-break space or a slash, or its digits are
+    # full-width
+    for separator in ("\u00a0", "/", "\u200b"):
+        cut = printable("x" * 190 + separator.join(["4111", "1111", "1111", "1111"]) + " rest")
+        assert cut.startswith("x" * 190) and "41" not in cut and "11" not in cut
+    cut = printable("x" * 192 + "\uff14" + "\uff11" * 15 + " rest")
+    assert cut.startswith("x" * 192) and "\uff14" not in cut and "\uff11" not in cut
+    # a cut inside what is not yet a card: none of its digits shown either
+    assert printable("x" * 192 + "\uff14\uff11\u00a0" * 6) == "x" * 192 + "…"
     # a long credential masked brings what follows it into the quote: a number the part
     # redacted ends in is left out
     after_a_long_secret = printable(
