@@ -10,6 +10,7 @@ rows are sorted here: runs sorted one at a time, then merged a part at a time.
 from __future__ import annotations
 
 import bisect
+import mmap
 import os
 from array import array
 from collections.abc import Callable, Generator
@@ -62,27 +63,42 @@ def _sorted_in_copies(
 ) -> Generator[object, None, array[int] | None]:
     """The rows in order, worked out by forked copies while the window waits and paints:
     no stall, and a packable column in less time than Python's sort takes over the column's
-    values alone. None when a copy failed: the rows are then sorted here."""
+    values alone. None when a copy failed: the rows are then sorted here.
+
+    The copies write the rows in order into memory shared with the window, each part at its
+    place, and the window takes them at once when the copies are done: through a pipe, the
+    window read a megabyte between two of its paints, and the copies waited on it."""
+    if not rows:
+        return array("I")
+    try:
+        shared = mmap.mmap(-1, 4 * len(rows))  # anonymous and shared: forked copies write it
+    except OSError:  # no memory to map: sorted here
+        return None
+    try:
+        return (yield from _sorted_into(shared, data, rows, column, descending))
+    finally:
+        shared.close()
+
+
+def _sorted_into(
+    shared: mmap.mmap, data: StatementColumns, rows: array[int], column: int, descending: bool
+) -> Generator[object, None, array[int] | None]:
     work: Callable[[Callable[[bytes], None]], bytes]
     if packable(data, column):
         parts = PARTS
         chosen = None if len(rows) == len(data) else rows  # None: all the rows, in some order
 
-        def by_keys(say: Callable[[bytes], None]) -> bytes:
+        def by_keys(_say: Callable[[bytes], None]) -> bytes:
             keys = packed_keys(data, column, descending)
             # the other parts by copies of this copy: the keys made once, the columns the
             # same for all (the window forks once, for a shorter pause)
             others = [
-                forked.Forked(partial(_part, keys, chosen, part, parts)) for part in range(1, parts)
+                forked.Forked(partial(_part, shared, keys, chosen, part, parts))
+                for part in range(1, parts)
             ]
-            # each part written on as soon as it and those before it are done: the window
-            # reads the first while the others are still being sorted
-            say(ordered_part(keys, chosen, 0, parts))
-            for other in others:
-                part = other.wait()
-                if part is None:
-                    raise RuntimeError("a part of the sort failed")  # the window sorts
-                say(part)
+            _part(shared, keys, chosen, 0, parts, None)
+            if any(other.wait() is None for other in others):
+                raise RuntimeError("a part of the sort failed")  # the window sorts
             return b""
 
         work = by_keys
@@ -92,7 +108,8 @@ def _sorted_in_copies(
             values = sort_keys(data, column, descending).every_value()
             # a stable sort of the rows in booking order: equal values keep it, either way
             ordered = sorted(sorted(rows), key=values.__getitem__, reverse=descending)
-            return array("I", ordered).tobytes()
+            shared[:] = array("I", ordered).tobytes()
+            return b""
 
         work = one_call
     try:
@@ -104,19 +121,25 @@ def _sorted_in_copies(
             yield WAITING
     finally:
         copy.cancel()  # stopped (a new sort, a new load): the copy is ended, not waited for
-    written = copy.result()
-    result = array("I")
-    if written is None or len(written) != result.itemsize * len(rows):
+    if copy.result() is None:
         return None
-    result.frombytes(written)
+    result = array("I")
+    result.frombytes(shared)
     return result
 
 
 def _part(
-    keys: array[float], rows: array[int] | None, part: int, parts: int, _say: object
+    shared: mmap.mmap,
+    keys: array[float],
+    rows: array[int] | None,
+    part: int,
+    parts: int,
+    _say: object,
 ) -> bytes:
-    """One part of a sort by packed keys, as a copy's work."""
-    return ordered_part(keys, rows, part, parts)
+    """One part of a sort by packed keys, as a copy's work: its rows written at their place."""
+    start, found = ordered_part(keys, rows, part, parts)
+    shared[4 * start : 4 * start + len(found)] = found
+    return b""
 
 
 class SortKeys(NamedTuple):

@@ -109,15 +109,20 @@ def packed_keys(data: StatementColumns, column: int, descending: bool) -> array[
     return keys
 
 
-def ordered_part(keys: array[float], rows: array[int] | None, part: int, parts: int) -> bytes:
+def ordered_part(
+    keys: array[float], rows: array[int] | None, part: int, parts: int
+) -> tuple[int, bytearray]:
     """The rows (all, or those given) whose keys fall in the ``part``-th of ``parts`` ranges
-    of about as many keys each, in key order, as the bytes of an array("I"). The parts, one
-    after the other, are the rows in order: each can be worked out by its own process."""
+    of about as many keys each, in key order, as the bytes of an array("I"); and where the
+    part begins among all the rows in order. The parts, one after the other, are the rows in
+    order: each can be worked out by its own process."""
+    total = len(keys) if rows is None else len(rows)
+    start = 0
     if parts == 1:
         chosen = keys.tolist() if rows is None else list(map(keys.__getitem__, rows))
     else:
         # the cuts between the parts, at keys sampled alike by every part
-        step = max(len(keys if rows is None else rows) // 1024, 1)
+        step = max(total // 1024, 1)
         sample = sorted(keys[::step] if rows is None else map(keys.__getitem__, rows[::step]))
         cuts = [-math.inf, *(sample[len(sample) * i // parts] for i in range(1, parts)), math.inf]
         low, high = (cuts[part], cuts[part + 1]) if sample else (-math.inf, math.inf)
@@ -128,8 +133,12 @@ def ordered_part(keys: array[float], rows: array[int] | None, part: int, parts: 
             chosen = [key for key in source if key < high]
         elif high == math.inf:
             chosen = [key for key in source if low <= key]
+            start = total - len(chosen)
         else:
             chosen = [key for key in source if low <= key < high]
+            # a part between two others begins after every key below it: counted
+            below = keys if rows is None else map(keys.__getitem__, rows)
+            start = sum(map(low.__gt__, below))
     chosen.sort()
     # native doubles (a little-endian machine, as `packable` checks): copied as they are, where
     # "<" converts each; array("d", a list) takes twice as long
@@ -137,7 +146,7 @@ def ordered_part(keys: array[float], rows: array[int] | None, part: int, parts: 
     found = bytearray(4 * len(chosen))
     for byte in range(3):
         found[byte::4] = raw[byte::8]
-    return bytes(found)
+    return start, found
 
 
 def _value_and_groups(data: StatementColumns, column: int) -> tuple[bytes, bytes, int]:
