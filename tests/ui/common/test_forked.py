@@ -21,13 +21,98 @@ def _ended(copy: forked.Forked) -> None:
         time.sleep(0.001)
 
 
+def children_once_reaped(before: set[psutil.Process]) -> set[psutil.Process]:
+    """This process's children once every ended copy is reaped: a copy's exit is collected
+    on a thread, a moment after its outcome is read (reaped, a child stays so: no miss)."""
+    deadline = time.monotonic() + 30  # a bound, not a measure
+    while not (children := set(psutil.Process().children())) <= before:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.005)
+    return children
+
+
 def test_the_copy_s_result_is_read_back_whole_through_the_pipe():
     payload = os.urandom(3 * forked.READ_SIZE + 17)  # more than the pipe holds at once
     before = set(psutil.Process().children())  # the test run's own (a sandbox)
     copy = forked.Forked(lambda _say: payload)
     _ended(copy)
     assert copy.result() == payload
-    assert set(psutil.Process().children()) == before  # the copy was reaped
+    assert children_once_reaped(before) == before  # the copy was reaped
+
+
+def test_the_copy_s_outcome_is_read_before_the_copy_is_gone():
+    """A copy says it is done, closes its pipe, and only then ends (a large process takes tens
+    of milliseconds to end): the outcome is read without waiting for that, and the copy is
+    reaped once it is gone. Here the copy cannot end until the test lets its own child go."""
+    before = set(psutil.Process().children())
+    hold, let_go = os.pipe()
+
+    def done_then_held(_say) -> bytes:
+        holder = os.fork()
+        if holder == 0:  # every descriptor closed but its own: the copy's pipe too
+            os.closerange(3, hold)
+            os.closerange(hold + 1, 1 << 16)
+            os.read(hold, 1)  # until the test closes its end
+            os._exit(0)
+        os.close(let_go)
+        forked._to_reap.append(holder)  # the copy reaps it before it ends, as its own copies
+        return b"done"
+
+    copy = forked.Forked(done_then_held)
+    os.close(hold)
+    try:
+        _ended(copy)
+        assert copy.result() == b"done"
+        (child,) = set(psutil.Process().children()) - before
+        assert child.status() != psutil.STATUS_ZOMBIE  # still there, held: not waited for
+    finally:
+        os.close(let_go)  # the holder ends, then the copy
+    assert children_once_reaped(before) == before
+
+
+def test_a_copy_s_own_copies_do_not_hold_its_pipe_open():
+    """The sort's first copy forks the second: the second must not keep the first's pipe open,
+    or the window would read the first's end only once the second is gone."""
+    before = set(psutil.Process().children())
+    hold, let_go = os.pipe()
+
+    def held(_say) -> bytes:
+        os.close(let_go)
+        os.read(hold, 1)  # until the test closes its end
+        return b""
+
+    def forks_a_held_copy(_say) -> bytes:
+        inner = forked.Forked(held)
+        os.close(let_go)
+        forked._to_reap.append(inner._pid)  # this copy ends only once that one has
+        return b"done"
+
+    copy = forked.Forked(forks_a_held_copy)
+    os.close(hold)
+    try:
+        deadline = time.monotonic() + 30  # a bound, not a measure: the end is read at once
+        while not copy.poll() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert copy.result() == b"done"
+    finally:
+        os.close(let_go)
+    assert children_once_reaped(before) == before
+
+
+def test_a_copy_that_fails_after_its_work_is_written_gives_no_result(monkeypatch):
+    """Success is the copy's own word, set once all it wrote is written: a copy ended before
+    that (killed, out of memory) has failed, whatever it wrote."""
+
+    def written_then_killed(say) -> bytes:
+        say(b"all of it")
+        os.kill(os.getpid(), signal.SIGKILL)
+        return b""
+
+    copy = forked.Forked(written_then_killed)
+    _ended(copy)
+    assert copy.received() == b"all of it"
+    assert copy.result() is None
 
 
 def test_the_copy_sees_the_values_as_they_were_at_the_fork():

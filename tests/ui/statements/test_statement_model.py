@@ -25,6 +25,7 @@ from app.ui.statements.table_columns import (
     REFERENCE,
     TYPE,
 )
+from tests.ui.common.test_forked import children_once_reaped
 
 
 def record(
@@ -325,7 +326,7 @@ def test_a_forked_sort_of_the_rows_found_and_a_sort_that_replaces_it(qtbot, copi
     expected = sorted(found, key=REFERENCE_KEYS[DESCRIPTION])
     assert shown_references(model) == [r["reference"] for r in expected]
     assert len(copies) == 2  # one for the amounts, one for the descriptions
-    assert set(psutil.Process().children()) <= before  # none left running or unreaped
+    assert children_once_reaped(before) <= before  # none left running or unreaped
 
 
 def test_when_the_forked_copy_fails_the_rows_are_sorted_here(qtbot, copies, monkeypatch):
