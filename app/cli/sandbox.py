@@ -6,6 +6,7 @@ import sys
 
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.serving.sockets import bind
+from app.serving.stopping import stopped_by_signals
 
 
 def run(port: int, host: str, settle_seconds: float, *, with_parent: bool = False) -> int:
@@ -17,13 +18,14 @@ def run(port: int, host: str, settle_seconds: float, *, with_parent: bool = Fals
     except OSError as exc:
         print(f"partner-desk sandbox: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return EXIT_API_FAILURE
-    # said as soon as the socket listens: what connects meanwhile waits in its backlog while
-    # the sandbox is imported and builds its demo data, so the window's start overlaps ours
-    print(f"Sandbox listening on http://{host}:{sock.getsockname()[1]}", flush=True)
-    try:
+    # SIGTERM and Ctrl-C stop it gracefully from before it says it listens: one sent as soon
+    # as it has said so ended it the default way (status -15) while it was coming up
+    with stopped_by_signals() as stop:
+        # said as soon as the socket listens: what connects meanwhile waits in its backlog
+        # while the sandbox is imported and builds its demo data, so the window's start
+        # overlaps ours
+        print(f"Sandbox listening on http://{host}:{sock.getsockname()[1]}", flush=True)
         from app.sandbox.server import serve_forever
 
-        serve_forever(sock, settle_seconds=settle_seconds, with_parent=with_parent)
-    except KeyboardInterrupt:  # Ctrl+C while it was still coming up
-        pass
+        serve_forever(sock, settle_seconds=settle_seconds, with_parent=with_parent, stop=stop)
     return 0

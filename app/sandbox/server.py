@@ -16,6 +16,7 @@ from app.sandbox.banking.state import Bank
 from app.sandbox.http import SandboxState
 from app.serving.runner import BackgroundServer, guarded_server, serve_until_stopped
 from app.serving.sockets import bind
+from app.serving.stopping import StopRequest
 
 
 def _server(settings: SandboxSettings) -> uvicorn.Server:
@@ -29,10 +30,15 @@ def _server(settings: SandboxSettings) -> uvicorn.Server:
 
 
 def serve_forever(
-    sock: socket.socket, *, settle_seconds: float = 2.0, with_parent: bool = False
+    sock: socket.socket,
+    *,
+    settle_seconds: float = 2.0,
+    with_parent: bool = False,
+    stop: StopRequest | None = None,
 ) -> None:
     """Serve on this listening socket until SIGTERM or Ctrl-C (or, ``with_parent``, until
-    stdin closes), then end gracefully (status 0)."""
+    stdin closes), then end gracefully (status 0); ``stop``: the request the caller already
+    takes those signals with (not served at all when it was asked for already)."""
     server = _server(SandboxSettings(settle_seconds=settle_seconds))
 
     def started() -> None:
@@ -48,7 +54,7 @@ def serve_forever(
 
         threading.Thread(target=watch_stdin, name="parent-watch", daemon=True).start()
 
-    serve_until_stopped(server, sock, started)
+    serve_until_stopped(server, sock, started, stop)
 
 
 class BackgroundSandbox:

@@ -7,17 +7,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import socket
 import threading
 import time
 from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 import uvicorn
 
 from app.serving.guard import GuardedH11Protocol
+from app.serving.stopping import StopRequest, stopped_by_signals
 
 log = logging.getLogger("partner_desk.serving")
 
@@ -174,56 +173,29 @@ def serve_forever(server: uvicorn.Server, sock: socket.socket, started: Callable
         asyncio.run(serve(server, sock, started))
 
 
-class StopRequest:
-    """SIGTERM and SIGINT taken as a request to stop: the server is told to exit, when there
-    is one, and nothing is raised. An exception raised from a handler lands wherever the
-    signal finds the process — in logging's fork hooks it left their lock held, and a later
-    log line waited for it for ever — and uvicorn raises both signals again once it has shut
-    down, which would otherwise end the process the default way (status -15 for SIGTERM)
-    before what it holds is closed (the receiver's store, its copies waited for)."""
-
-    def __init__(self) -> None:
-        self.asked = False
-        self.server: uvicorn.Server | None = None
-        self.also: Callable[[], None] | None = None  # told at once too (the receiver's copies)
-
-    def __call__(self, _signal: int, _frame: object) -> None:
-        self.asked = True
-        if self.server is not None:
-            self.server.should_exit = True
-        if self.also is not None:
-            self.also()
-
-    def serve(
-        self, server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
-    ) -> None:
-        """Serve in the foreground, unless a stop was asked for already."""
-        self.server = server
-        uvicorn_exit = server.handle_exit
-
-        def handle_exit(sign: int, frame: FrameType | None) -> None:
-            # uvicorn's handler while it serves (it calls this one once it has shut down):
-            # what is to be told at once is, not after this process's grace
-            uvicorn_exit(sign, frame)
-            self(sign, frame)
-
-        server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
-        if not self.asked:
-            serve_forever(server, sock, started)
+def serve_unless_stopped(
+    stop: StopRequest, server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
+) -> None:
+    """Serve in the foreground until ``stop`` is asked for, unless it was asked for already."""
+    stop.watch(server)
+    if not stop.asked:
+        serve_forever(server, sock, started)
 
 
 def serve_until_stopped(
-    server: uvicorn.Server, sock: socket.socket, started: Callable[[], None]
+    server: uvicorn.Server,
+    sock: socket.socket,
+    started: Callable[[], None],
+    stop: StopRequest | None = None,
 ) -> None:
     """Serve in the foreground (the main thread) until SIGTERM or Ctrl-C, which stop it
-    gracefully: it returns, and the process ends with status 0."""
-    stop = StopRequest()
-    previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        stop.serve(server, sock, started)
-    finally:
-        for sign, handler in previous.items():
-            signal.signal(sign, handler)
+    gracefully: it returns, and the process ends with status 0. ``stop``: the request the
+    caller already takes the signals with (`stopped_by_signals`)."""
+    if stop is not None:
+        serve_unless_stopped(stop, server, sock, started)
+        return
+    with stopped_by_signals() as stop_now:
+        serve_unless_stopped(stop_now, server, sock, started)
 
 
 class BackgroundServer:

@@ -28,8 +28,9 @@ from functools import partial
 
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from app.serving.runner import StopRequest
+from app.serving.runner import serve_unless_stopped
 from app.serving.sockets import bind
+from app.serving.stopping import StopRequest
 from app.webhooks.receiver import listening_url, receiver_server
 from app.webhooks.store import EventStore
 
@@ -83,7 +84,8 @@ def serve_forever(
         _watch_copies(copies, stopping, stop)  # threads only now: every copy is forked
         store = open_store()
         try:
-            stop.serve(
+            serve_unless_stopped(
+                stop,
                 receiver_server(store, key),
                 sock,
                 lambda: announce(f"Webhook receiver listening on {url}"),
@@ -175,7 +177,7 @@ def _serve_copy(
         threading.Thread(target=watch_first, name="first-watch", daemon=True).start()
 
     try:
-        stop.serve(server, sock, started)
+        serve_unless_stopped(stop, server, sock, started)
     finally:
         store.close()
 

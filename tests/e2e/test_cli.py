@@ -91,6 +91,24 @@ def _check_announced_sandbox(process: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.parametrize("sign", [signal.SIGTERM, signal.SIGINT])
+def test_the_sandbox_stops_gracefully_when_told_as_soon_as_it_says_it_listens(sign):
+    """It says so before it has built its server (what connects waits in the backlog): a
+    signal then ended it the default way, status -15 for SIGTERM."""
+    process = subprocess.Popen(
+        [EXE, "sandbox", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("Sandbox listening on http://")
+        process.send_signal(sign)
+        _out, errors = process.communicate(timeout=60)
+    finally:
+        killed_if_running(process)
+    assert process.returncode == 0, errors
+    assert "Traceback" not in errors
+
+
+@pytest.mark.parametrize("sign", [signal.SIGTERM, signal.SIGINT])
 def test_the_sandbox_stops_gracefully_on_sigterm_or_ctrl_c(sign):
     """As the receiver does: uvicorn raised SIGTERM again once it had shut down, and the
     sandbox ended killed by it (status -15) after a graceful stop."""

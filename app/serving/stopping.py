@@ -1,0 +1,63 @@
+"""Stopping a server in the foreground: SIGTERM and Ctrl-C taken as a request to stop.
+Without uvicorn, so that a command can take the signals before it imports its server."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import uvicorn
+
+
+class StopRequest:
+    """SIGTERM and SIGINT taken as a request to stop: the server is told to exit, when there
+    is one, and nothing is raised. An exception raised from a handler lands wherever the
+    signal finds the process — in logging's fork hooks it left their lock held, and a later
+    log line waited for it for ever — and uvicorn raises both signals again once it has shut
+    down, which would otherwise end the process the default way (status -15 for SIGTERM)
+    before what it holds is closed (the receiver's store, its copies waited for)."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self.server: uvicorn.Server | None = None
+        self.also: Callable[[], None] | None = None  # told at once too (the receiver's copies)
+
+    def __call__(self, _signal: int, _frame: object) -> None:
+        self.asked = True
+        if self.server is not None:
+            self.server.should_exit = True
+        if self.also is not None:
+            self.also()
+
+    def watch(self, server: uvicorn.Server) -> None:
+        """Tell ``server`` to exit on a stop request, and this request when uvicorn takes the
+        signals while it serves (`app.serving.runner.serve_unless_stopped`)."""
+        self.server = server
+        uvicorn_exit = server.handle_exit
+
+        def handle_exit(sign: int, frame: FrameType | None) -> None:
+            # uvicorn's handler while it serves (it calls this one once it has shut down):
+            # what is to be told at once is, not after this process's grace
+            uvicorn_exit(sign, frame)
+            self(sign, frame)
+
+        server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[StopRequest]:
+    """SIGTERM and Ctrl-C taken as a request to stop while inside (the main thread), the
+    handlers as they were after. A command that says it listens before its server is built
+    enters this first: a stop asked for meanwhile ends it gracefully (status 0), where the
+    default action ended it with status -15."""
+    stop = StopRequest()
+    previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for sign, handler in previous.items():
+            signal.signal(sign, handler)
