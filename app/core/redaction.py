@@ -15,21 +15,33 @@ from typing import Any
 
 from app.core.gateway.cards import mask_card_numbers
 
-# "cvv": "123", cvv=123, 'csc': '1234', cvc 123, and JSON inside JSON: \"cvv\": \"123\"
+# "cvv": "123", cvv=123, 'csc': '1234', cvc 123, cvc2, cardCvv, cvv_code, security_code,
+# <cvv>123</cvv>, [cvv] => 123, JSON inside JSON (\"cvv\": \"123\") and in a URL
+# (%22cvv%22%3A%22123%22): the code after the field's name, in any digits
 _SECURITY_CODE = re.compile(
-    r"""(?P<name>\\?["']?(?<![A-Za-z])(?:cvv2?|csc|cvc)\b\\?["']?\s*[:=]?\s*\\?["']?)"""
-    r"""(?P<code>[0-9]{3,4})(?![0-9])""",
+    r"""(?P<name>(?:(?:cvv|cvc|csc)2?(?:[_-]?code)?|security[_ -]?code)(?![A-Za-z])"""
+    r"""(?:\\?["']|%22|\])?\s*(?:=>|->|[:=>]|%3[aAdD])?\s*(?:\[\s*)?(?:b?\\?["']|%22)?)"""
+    r"""(?P<code>\d{3,4})(?!\d)""",
     re.IGNORECASE,
 )
-# Authorization: <scheme> <credentials>, as a header, a dict or JSON (escaped or not) writes
-# it. Any scheme's word is kept (Basic, Bearer, Token, Digest, ...), the rest masked: a quoted
-# value up to its closing quote (a Digest's parameters hold commas and quotes of their own),
-# else one token and any parameters that follow it (", realm=...")
+# the schemes whose word is kept before the masked credentials (RFC 9110's registry and those
+# in use); any other word before a token is masked with it: it may be the secret itself
+_SCHEMES = (
+    "basic|bearer|digest|token|negotiate|ntlm|hoba|mutual|oauth|apikey|api-key|"
+    "scram-sha-1|scram-sha-256|vapid|dpop|gnap|privatetoken|concealed|aws4-hmac-sha256"
+)
+# Authorization: <scheme> <credentials>, as a header, a dict or list of headers (bytes too),
+# a HAR entry or JSON (escaped or not) writes it: a quoted value masked up to its closing
+# quote (a Digest's parameters hold commas and quotes of their own), else a token and any
+# parameters that follow it (", realm=...")
 _AUTHORIZATION = re.compile(
-    r"""(?P<name>\bauthorization\\?["']?\s*[:=,]\s*(?P<quote>\\?["'])?"""
-    r"""(?:[A-Za-z][A-Za-z0-9._~+-]*[ \t]+(?=[^\s"',)]))?)"""
+    r"""(?P<name>(?<![A-Za-z])authorization\\?["']?(?:\s|%20)*(?:=>|[:=,>]|%3[aAdD])(?:\s|%20)*"""
+    r"""(?:\\?["']value\\?["']\s*:\s*)?\[?\s*(?:b(?=\\?["']))?(?P<quote>\\?["'])?"""
+    rf"""(?:(?:{_SCHEMES})(?:[^\S\n]|%20)*(?=[^\s,)\]<]))?)"""
     r"""(?(quote)(?:(?!(?P=quote))[^\n])+"""
-    r"""|[^\s"',)]+(?:"[^"\n]*")?(?:\s*,\s*[A-Za-z][\w-]*=(?:"[^"\n]*"|[^\s,"')]*))*)""",
+    r"""|(?:"[^"\n]*"?|'[^'\n]*'?"""
+    r"""|(?:[A-Za-z]+[^\S\n]+(?=[^\s"',)\]<]))?[^\s"',)\]<]+(?:"[^"\n]*")?"""
+    r"""(?:\s*,\s*[A-Za-z][\w-]*=(?:"[^"\n]*"|[^\s,"')<]*))*))""",
     re.IGNORECASE,
 )
 

@@ -4,6 +4,8 @@ or shown, only its last four digits."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import accumulate
 
 
 def ascii_digits(text: str) -> bool:
@@ -45,9 +47,11 @@ def masked(number: str) -> str:
     return f"•••• {digits(number)[-4:]}"
 
 
-# an IBAN, written whole or in groups of four: its digits are not a card's
+# an IBAN, written whole or in groups of four (apart by a space, no-break or not): its digits
+# are not a card's
 _IBAN_SHAPED = (
-    r"(?<![0-9A-Za-z])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![0-9A-Za-z])"
+    r"(?<![0-9A-Za-z])[A-Z]{2}[0-9]{2}(?:[ \u00a0\u2009\u202f]?[A-Z0-9]{4}){2,7}"
+    r"(?:[ \u00a0\u2009\u202f]?[A-Z0-9]{1,3})?(?![0-9A-Za-z])"
 )
 # a UUID (8-4-4-4-12, or its 32 hex digits alone, as the desk's x-request-ids), digits only
 # or not: never a card (14 digits of a random id passing the Luhn check were masked in a log)
@@ -55,19 +59,40 @@ _UUID_SHAPED = (
     r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:(?:-[0-9A-Fa-f]{4}){3}-|[0-9A-Fa-f]{12})[0-9A-Fa-f]{12}"
     r"(?![0-9A-Fa-f])"
 )
-# what may stand between a card number's groups: spaces of any width (a no-break space, an
-# ideographic one) but line breaks, invisible characters (zero-width, a soft hyphen), dots,
-# hyphens and dashes, slashes, underscores, and as a URL writes them, + and %20, %2D, %2F
-_SEPARATORS = (
-    " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u202f\u205f\u3000\u00ad\u200b\u200c\u200d\u2060\ufeff"
-    ".\u00b7\uff0e+_/\uff0f-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+# a date, year first (2024-01-31, 2024/01/31, 2024_01_31): no card's groups are 4, 2 and 2
+# digits, and no card begins with 19 or 20 (two dates in a path or a file name made 16
+# digits that passed the Luhn check now and then)
+_DATE_SHAPED = (
+    r"(?<![0-9])(?:19|20)[0-9]{2}(?P<apart>[-/_.])(?:0[1-9]|1[0-2])(?P=apart)"
+    r"(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
 )
-_SEPARATOR = f"(?:[{re.escape(_SEPARATORS)}]|%20|%2[dDfF]){{1,3}}"
-_KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}")
-# digits in groups: a run of them, read a group at a time
-_RUN = re.compile(f"\\d+(?:{_SEPARATOR}\\d+)*")
-_GROUP = re.compile(r"%2[0dDfF]|(\d+)")  # \d: any script's digits, "４" as "4"
+# what may stand between a card number's groups, up to three of them: spaces of any width
+# (a no-break space, an ideographic one) but line breaks; dots, pluses, underscores,
+# slashes, hyphens and dashes, full-width ones too; and as a URL, JSON, Python's repr or
+# HTML write them (%20, %C2%A0, \u00a0, \xa0, \/, &nbsp;). Invisible characters (zero-width,
+# direction marks, a soft hyphen) may stand there too, any number of them: they show nothing
+_VISIBLE_SEPARATORS = (
+    " \t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u202f\u205f\u3000"
+    ".\u00b7\u2024\u2027\u30fb\uff0e\uff65+\uff0b_\uff3f/\u2044\u2215\uff0f"
+    "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\u301c\u30fc\ufe58\ufe63"
+    "\uff0d\uff5e"
+)
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d"
+    "\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
+_SEPARATORS = _VISIBLE_SEPARATORS + _INVISIBLE
+_WRITTEN = r"%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&#160;|&#[xX][aA]0;"
+_VISIBLE = f"[{re.escape(_VISIBLE_SEPARATORS)}]|{_WRITTEN}|\\\\/|&nbsp;"
+_HIDDEN = f"[{re.escape(_INVISIBLE)}]"
+_SEPARATOR = f"(?:(?:{_HIDDEN})*(?:{_VISIBLE})(?:{_HIDDEN})*){{1,3}}|(?:{_HIDDEN})+"
+_KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}|{_DATE_SHAPED}")
+# digits in groups: a run of them, read a group at a time (what a separator writes in digits,
+# %20 or \u00a0, is no group)
+_RUN = re.compile(f"\\d+(?:(?:{_SEPARATOR})\\d+)*")
+_GROUP = re.compile(f"{_WRITTEN}|(\\d+)")  # \d: any script's digits, "４" as "4"
+_DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]  # a digit doubled, as the Luhn check adds it
 
 
 def mask_card_numbers(text: str) -> str:
@@ -87,14 +112,26 @@ def mask_card_numbers(text: str) -> str:
 
 
 def number_cut_off(text: str) -> str:
-    """The text without the digits and separators it ends in: a quote cut inside a card
-    number shows none of it."""
+    """The text without the last digits it ends in (the groups of them that hold 19 digits,
+    a card's most): a quote cut inside a card number shows none of it, nor one whose cut
+    made it look like an id (a card followed by hex letters, cut after 32 of them, reads as
+    a UUID). A list of numbers keeps its others; a word cut is kept."""
     end = len(text)
-    while end and (
-        text[end - 1].isdecimal() or text[end - 1] in _SEPARATORS or text[end - 1] == "%"
-    ):
+    while end and (text[end - 1] in _CUT_OFF or text[end - 1].isdecimal()):
         end -= 1
-    return text[:end]
+    tail = text[end:]
+    groups = [match.span(1) for match in _GROUP.finditer(tail) if match.group(1)]
+    if not groups:
+        return text
+    digits_seen, cut = 0, len(tail)
+    for start, stop in reversed(groups):
+        digits_seen, cut = digits_seen + stop - start, start
+        if digits_seen >= 19:
+            break
+    return text[: end + cut].rstrip(_SEPARATORS)
+
+
+_CUT_OFF = frozenset(_SEPARATORS + "%\\&#;abcdefABCDEF")
 
 
 def _iban_checks(text: str) -> bool:
@@ -116,16 +153,28 @@ def _ascii(group: str) -> str:
 
 def _mask_run(run: str) -> str:
     """A run of digit groups with each card number in it masked: the longest whole groups,
-    from the left, that make 13 to 19 digits passing the Luhn check."""
-    groups = [(m.start(1), m.end(1)) for m in _GROUP.finditer(run) if m.group(1)]
+    from the left, that make 13 to 19 digits passing the Luhn check. Each check takes a
+    subtraction of two running sums (one for either parity of the last digit), so a long
+    run costs a few steps a group, not a Luhn check of up to 19 digits for each of 19."""
+    groups = [match.span(1) for match in _GROUP.finditer(run) if match.group(1)]
+    values = list(map(int, "".join(_ascii(run[a:b]) for a, b in groups)))
+    # sums[parity][i]: the first i digits added, those at that parity as they are and the
+    # others doubled — the Luhn sum of digits a..b-1 is then a difference of two sums
+    doubled = [_DOUBLED[value] for value in values]
+    even, odd = doubled[:], values[:]
+    even[0::2], odd[0::2] = values[0::2], doubled[0::2]
+    sums = [list(accumulate(even, initial=0)), list(accumulate(odd, initial=0))]
+    ends = list(accumulate(b - a for a, b in groups))  # the digits up to each group's end
     pieces, written, index = [], 0, 0
     while index < len(groups):
-        number, found = "", -1
-        for last in range(index, len(groups)):
-            number += _ascii(run[groups[last][0] : groups[last][1]])
-            if len(number) > 19:
+        first = ends[index - 1] if index else 0
+        found = -1
+        # the groups that end 13 to 19 digits after the first one begins
+        for last in range(bisect_left(ends, first + 13, index), len(groups)):
+            if ends[last] - first > 19:
                 break
-            if len(number) >= 13 and luhn(number):
+            parity = (ends[last] - 1) % 2  # the last digit is added as it is
+            if (sums[parity][ends[last]] - sums[parity][first]) % 10 == 0:
                 found = last
         if found < 0:
             index += 1

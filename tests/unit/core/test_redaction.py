@@ -1,11 +1,14 @@
 """Redaction: card numbers, security codes and credentials never reach a log record."""
 
+import json
 import logging
 
 import pytest
 
 from app.core import redaction
 from app.core.redaction import RedactingFilter, redact
+
+GROUPS = ["4111", "1111", "1111", "1111"]
 
 
 @pytest.mark.parametrize(
@@ -63,6 +66,41 @@ from app.core.redaction import RedactingFilter, redact
             "Authorization: Bearer abc, x-request-id: r1",
             "Authorization: Bearer ***, x-request-id: r1",
         ),
+        # as programs write them: JSON's and Python's escapes, a URL's, HTML's
+        (json.dumps({"card": "\u00a0".join(GROUPS)}), '{"card": "************1111"}'),
+        (repr({"card": "\u00a0".join(GROUPS)}), "{'card': '************1111'}"),
+        (repr({"card": "\u200b".join(GROUPS)}), "{'card': '************1111'}"),
+        ("%C2%A0".join(GROUPS), "************1111"),
+        ("&nbsp;".join(GROUPS), "************1111"),
+        ("\\/".join(GROUPS), "************1111"),
+        # invisible characters, any number of them; more dots, pluses, underscores, dashes
+        ("\u200e".join(GROUPS), "************1111"),
+        ("\u2063".join(GROUPS), "************1111"),
+        ("\u200b\u200b\u200b\u200b".join(GROUPS), "************1111"),
+        ("\u30fb".join(GROUPS) + " " + "\uff0b".join(GROUPS), "************1111 ************1111"),
+        ("\uff3f".join(GROUPS) + " " + "\u2215".join(GROUPS), "************1111 ************1111"),
+        # security codes as other fields and formats name them
+        ('"cvc2": "987", "cardCvv": "987"', '"cvc2": "***", "cardCvv": "***"'),
+        ('"cvv_code": "987" security_code=987', '"cvv_code": "***" security_code=***'),
+        ("<cvv>987</cvv> [cvv] => 987", "<cvv>***</cvv> [cvv] => ***"),
+        ("cvv: \uff19\uff18\uff17 %22cvv%22%3A%22987%22", "cvv: *** %22cvv%22%3A%22***%22"),
+        # credentials: a bare token followed by words (no scheme), a scheme apart by a
+        # no-break space, and headers as lists, bytes, WSGI environs, HAR entries, XML, URLs
+        ("Authorization: s3cr3tTOKEN rejected", "Authorization: *** rejected"),
+        ("Authorization: Bearer\u00a0s3cr3t", "Authorization: Bearer\u00a0***"),
+        ("[(b'authorization', b'Bearer s3cr3t')]", "[(b'authorization', b'Bearer ***')]"),
+        ("{'HTTP_AUTHORIZATION': 'Bearer s3cr3t'}", "{'HTTP_AUTHORIZATION': 'Bearer ***'}"),
+        ("{'authorization': ['Bearer s3cr3t']}", "{'authorization': ['Bearer ***']}"),
+        (
+            '{"name": "Authorization", "value": "Bearer s3cr3t"}',
+            '{"name": "Authorization", "value": "Bearer ***"}',
+        ),
+        ('Authorization: Bearer "s3cr3t"', "Authorization: Bearer ***"),
+        (
+            "<Authorization>Bearer s3cr3t</Authorization>",
+            "<Authorization>Bearer ***</Authorization>",
+        ),
+        ("authorization%3A%20Bearer%20s3cr3t", "authorization%3A%20Bearer%20***"),
     ],
 )
 def test_sensitive_values_are_masked(text, expected):
@@ -85,6 +123,11 @@ def test_sensitive_values_are_masked(text, expected):
         # an x-request-id as the desk makes them: 14 of its digits pass the Luhn check
         "x-request-id c04103515305488cb326848a4a76fce9",
         "4111\n1111\n1111\n1111",  # lines apart: a log's lines are not one number
+        # an IBAN grouped by no-break spaces; dates, year first, in a path, a file name, a list
+        "IBAN DE40\u00a02007\u00a08588\u00a01356\u00a09563\u00a017",
+        "GET /statements/2024/01/01/0426910",
+        "report_2024_03_25_897609.csv",
+        "booked 2024/01/29 2024/02/16",
         "Authorization failed, retrying",
     ],
 )

@@ -40,6 +40,15 @@ def test_a_card_number_at_a_quotes_cut_is_never_shown_in_part():
     assert cut.startswith("x" * 192) and "\uff14" not in cut and "\uff11" not in cut
     # a cut inside what is not yet a card: none of its digits shown either
     assert printable("x" * 192 + "\uff14\uff11\u00a0" * 6) == "x" * 192 + "…"
+    assert printable("x" * 192 + "4111%2D" * 6) == "x" * 192 + "…"
+    # a card followed by hex letters, cut after 32 of them, would read as a UUID (exempt)
+    credential = "Authorization: Bearer " + "A" * 4100 + " " + "x" * 141
+    cut_as_an_id = printable(credential + "4111111111111111" + "abcdef" * 10)
+    assert "4111" not in cut_as_an_id and "1111" not in cut_as_an_id
+    # a list of numbers cut keeps its others: only the last 19 digits' groups go
+    listed = printable("Failed rows: " + "10 " * 100)  # no 13 to 19 of its digits a card
+    # 62 numbers and a digit fit in 200 characters: the last ten groups (19 digits) go
+    assert listed == "Failed rows: " + " ".join(["10"] * 53) + "…"
     # a long credential masked brings what follows it into the quote: a number the part
     # redacted ends in is left out
     after_a_long_secret = printable(
