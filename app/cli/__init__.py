@@ -14,10 +14,15 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if not (sys.argv[1:] if argv is None else argv):
+    arguments = sys.argv[1:] if argv is None else argv
+    if not arguments:
         from app.cli.gui import run
 
         return run()  # the window at once: no parser to build for no arguments
+    if arguments[0] == "sandbox":
+        from app.serving.stopping import stop_signals_taken
+
+        stop_signals_taken()  # a server: stopped gracefully by a signal from the first moment
     from app.cli.parser import parser
 
     args = parser().parse_args(argv)

@@ -61,3 +61,20 @@ def stopped_by_signals() -> Iterator[StopRequest]:
     finally:
         for sign, handler in previous.items():
             signal.signal(sign, handler)
+
+
+_taken: StopRequest | None = None
+
+
+def stop_signals_taken() -> StopRequest:
+    """SIGTERM and Ctrl-C taken, for the rest of the process, as a request to stop — the same
+    request however often asked (the main thread only). A server's command takes them first
+    thing and never gives them back: a signal while it starts, or a second one while it
+    ends, is that request, where the default action ended it with status -15 (or Ctrl-C
+    with a traceback)."""
+    global _taken
+    if _taken is None:
+        _taken = StopRequest()
+        for sign in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sign, _taken)
+    return _taken
