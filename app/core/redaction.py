@@ -20,7 +20,7 @@ from app.core.gateway.cards import mask_card_numbers
 # (%22cvv%22%3A%22123%22): the code after the field's name, in any digits
 _SECURITY_CODE = re.compile(
     r"""(?P<name>(?:(?:cvv|cvc|csc)2?(?:[_-]?code)?|security[_ -]?code)(?![A-Za-z])"""
-    r"""(?:\\?["']|%22|\])?\s*(?:=>|->|[:=>]|%3[aAdD])?\s*(?:\[\s*)?(?:b?\\?["']|%22)?)"""
+    r"""(?:\\?["']|%22|\])?\s*+(?:(?:=>|->|[:=>]|%3[aAdD])\s*+)?(?:\[\s*+)?(?:b?\\?["']|%22)?)"""
     r"""(?P<code>\d{3,4})(?!\d)""",
     re.IGNORECASE,
 )
@@ -35,9 +35,10 @@ _SCHEMES = (
 # quote (a Digest's parameters hold commas and quotes of their own), else a token and any
 # parameters that follow it (", realm=...")
 _AUTHORIZATION = re.compile(
-    r"""(?P<name>(?<![A-Za-z])authorization\\?["']?(?:\s|%20)*(?:=>|[:=,>]|%3[aAdD])(?:\s|%20)*"""
-    r"""(?:\\?["']value\\?["']\s*:\s*)?\[?\s*(?:b(?=\\?["']))?(?P<quote>\\?["'])?"""
-    rf"""(?:(?:{_SCHEMES})(?:[^\S\n]|%20)*(?=[^\s,)\]<]))?)"""
+    r"""(?P<name>(?:(?<![A-Za-z])|(?<=\\[nrt]))authorization\\?["']?(?:\s|%20)*+"""
+    r"""(?:=>|[:=,>]|%3[aAdD])(?:\s|%20)*+"""
+    r"""(?:\\?["']value\\?["']\s*+:\s*+)?(?:\[\s*+)?(?:b(?=\\?["']))?(?P<quote>\\?["'])?"""
+    rf"""(?:(?:{_SCHEMES})(?:[^\S\n]|%20)*+(?=[^\s,)\]<]))?)"""
     r"""(?(quote)(?:(?!(?P=quote))[^\n])+"""
     r"""|(?:"[^"\n]*"?|'[^'\n]*'?"""
     r"""|(?:[A-Za-z]+[^\S\n]+(?=[^\s"',)\]<]))?[^\s"',)\]<]+(?:"[^"\n]*")?"""

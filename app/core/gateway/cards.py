@@ -59,13 +59,6 @@ _UUID_SHAPED = (
     r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{8}(?:(?:-[0-9A-Fa-f]{4}){3}-|[0-9A-Fa-f]{12})[0-9A-Fa-f]{12}"
     r"(?![0-9A-Fa-f])"
 )
-# a date, year first (2024-01-31, 2024/01/31, 2024_01_31): no card's groups are 4, 2 and 2
-# digits, and no card begins with 19 or 20 (two dates in a path or a file name made 16
-# digits that passed the Luhn check now and then)
-_DATE_SHAPED = (
-    r"(?<![0-9])(?:19|20)[0-9]{2}(?P<apart>[-/_.])(?:0[1-9]|1[0-2])(?P=apart)"
-    r"(?:0[1-9]|[12][0-9]|3[01])(?![0-9])"
-)
 # what may stand between a card number's groups, up to three of them: spaces of any width
 # (a no-break space, an ideographic one) but line breaks; dots, pluses, underscores,
 # slashes, hyphens and dashes, full-width ones too; and as a URL, JSON, Python's repr or
@@ -86,8 +79,9 @@ _SEPARATORS = _VISIBLE_SEPARATORS + _INVISIBLE
 _WRITTEN = r"%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|&#160;|&#[xX][aA]0;"
 _VISIBLE = f"[{re.escape(_VISIBLE_SEPARATORS)}]|{_WRITTEN}|\\\\/|&nbsp;"
 _HIDDEN = f"[{re.escape(_INVISIBLE)}]"
-_SEPARATOR = f"(?:(?:{_HIDDEN})*(?:{_VISIBLE})(?:{_HIDDEN})*){{1,3}}|(?:{_HIDDEN})+"
-_KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}|{_DATE_SHAPED}")
+# possessive: a long run of invisible characters is read once, never split again and again
+_SEPARATOR = f"(?:{_HIDDEN})*+(?:(?:{_VISIBLE})(?:{_HIDDEN})*+){{1,3}}|(?:{_HIDDEN})++"
+_KEPT = re.compile(f"(?P<iban>{_IBAN_SHAPED})|{_UUID_SHAPED}")
 # digits in groups: a run of them, read a group at a time (what a separator writes in digits,
 # %20 or \u00a0, is no group)
 _RUN = re.compile(f"\\d+(?:(?:{_SEPARATOR})\\d+)*")
@@ -105,6 +99,8 @@ def mask_card_numbers(text: str) -> str:
     for kept in _KEPT.finditer(text):
         if kept.group("iban") and not _iban_checks(kept.group()):
             continue  # shaped like an IBAN, but none: its digits are looked at as any others
+        if kept.group()[:13].isdigit():
+            continue  # 32 hex digits that begin with 13 digits: maybe a card and hex letters
         pieces += [_RUN.sub(_masked_run, text[written : kept.start()]), kept.group()]
         written = kept.end()
     pieces.append(_RUN.sub(_masked_run, text[written:]))
@@ -165,11 +161,13 @@ def _mask_run(run: str) -> str:
     even[0::2], odd[0::2] = values[0::2], doubled[0::2]
     sums = [list(accumulate(even, initial=0)), list(accumulate(odd, initial=0))]
     ends = list(accumulate(b - a for a, b in groups))  # the digits up to each group's end
-    pieces, written, index = [], 0, 0
-    while index < len(groups):
+    # every window of whole groups that is a card, from any group on: a number just before a
+    # card (a time, an amount) made a window that ended inside the card and left its end shown
+    spans: list[list[int]] = []
+    for index in range(len(groups)):
         first = ends[index - 1] if index else 0
         found = -1
-        # the groups that end 13 to 19 digits after the first one begins
+        # the groups that end 13 to 19 digits after this one begins
         for last in range(bisect_left(ends, first + 13, index), len(groups)):
             if ends[last] - first > 19:
                 break
@@ -177,10 +175,15 @@ def _mask_run(run: str) -> str:
             if (sums[parity][ends[last]] - sums[parity][first]) % 10 == 0:
                 found = last
         if found < 0:
-            index += 1
             continue
-        start, end = groups[index][0], groups[found][1]
-        digits_found = "".join(run[a:b] for a, b in groups[index : found + 1])
+        if spans and index <= spans[-1][1]:  # overlapping the one before: one masked span
+            spans[-1][1] = max(spans[-1][1], found)
+        else:
+            spans.append([index, found])
+    pieces, written = [], 0
+    for first_group, last_group in spans:
+        start, end = groups[first_group][0], groups[last_group][1]
+        digits_found = "".join(run[a:b] for a, b in groups[first_group : last_group + 1])
         pieces += [run[written:start], "*" * (len(digits_found) - 4) + digits_found[-4:]]
-        written, index = end, found + 1
+        written = end
     return "".join([*pieces, run[written:]])
