@@ -127,7 +127,9 @@ def number_cut_off(text: str) -> str:
     return text[: end + cut].rstrip(_SEPARATORS)
 
 
-_CUT_OFF = frozenset(_SEPARATORS + "%\\&#;abcdefABCDEF")
+# what a number's tail may hold: separators, hex letters, and the letters of the escapes
+# that write separators (\u00a0, \xa0, &nbsp;, &#160;, %20)
+_CUT_OFF = frozenset(_SEPARATORS + "%\\&#;abcdefABCDEFnpsuxNPSUX")
 
 
 def _iban_checks(text: str) -> bool:

@@ -1,3 +1,5 @@
+import json
+
 from app.core.text import printable
 
 
@@ -45,6 +47,14 @@ def test_a_card_number_at_a_quotes_cut_is_never_shown_in_part():
     credential = "Authorization: Bearer " + "A" * 4100 + " " + "x" * 141
     cut_as_an_id = printable(credential + "4111111111111111" + "abcdef" * 10)
     assert "4111" not in cut_as_an_id and "1111" not in cut_as_an_id
+    # nor when its separators are escapes, JSON's or HTML's (a long credential masked to
+    # *** brought the cut card into view)
+    escaped = json.dumps(
+        {"Authorization": "Negotiate " + "Y" * 4222, "pan": "\u00a0".join(["4111"] + ["1111"] * 3)}
+    )
+    assert "1111" not in printable(escaped) and "4111" not in printable(escaped)
+    cut_in_html = printable("x" * 190 + "&nbsp;".join(["4111", "1111", "1111", "1111"]))
+    assert not any(char.isdigit() for char in cut_in_html)  # masked, then cut: no digit
     # a list of numbers cut keeps its others: only the last 19 digits' groups go
     listed = printable("Failed rows: " + "10 " * 100)  # no 13 to 19 of its digits a card
     # 62 numbers and a digit fit in 200 characters: the last ten groups (19 digits) go
