@@ -16,11 +16,13 @@ from typing import Any
 from app.core.gateway.cards import mask_card_numbers
 
 # "cvv": "123", cvv=123, 'csc': '1234', cvc 123, cvc2, cardCvv, cvv_code, security_code,
-# <cvv>123</cvv>, [cvv] => 123, JSON inside JSON (\"cvv\": \"123\") and in a URL
+# <cvv>123</cvv>, [cvv] => 123, ('cvv', '123'), {"name": "cvv", "value": "123"},
+# <input name="cvv" value="123">, JSON inside JSON (\"cvv\": \"123\") and in a URL
 # (%22cvv%22%3A%22123%22): the code after the field's name, in any digits
 _SECURITY_CODE = re.compile(
     r"""(?P<name>(?:(?:cvv|cvc|csc)2?(?:[_-]?code)?|security[_ -]?code)(?![A-Za-z])"""
-    r"""(?:\\?["']|%22|\])?\s*+(?:(?:=>|->|[:=>]|%3[aAdD])\s*+)?(?:\[\s*+)?(?:b?\\?["']|%22)?)"""
+    r"""(?:\\?["']|%22|\])?\s*+(?:(?:=>|->|[:=>,]|%3[aAdD])\s*+)?"""
+    r"""(?:(?:\\?["'])?value(?:\\?["'])?\s*+[:=]\s*+)?(?:\[\s*+)?(?:b?\\?["']|%22)?)"""
     r"""(?P<code>\d{3,4})(?!\d)""",
     re.IGNORECASE,
 )

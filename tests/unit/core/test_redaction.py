@@ -104,6 +104,10 @@ GROUPS = ["4111", "1111", "1111", "1111"]
         ('"cvv_code": "987" security_code=987', '"cvv_code": "***" security_code=***'),
         ("<cvv>987</cvv> [cvv] => 987", "<cvv>***</cvv> [cvv] => ***"),
         ("cvv: \uff19\uff18\uff17 %22cvv%22%3A%22987%22", "cvv: *** %22cvv%22%3A%22***%22"),
+        # as name and value pairs: parse_qsl's tuples, HAR entries, HTML inputs
+        ("[('number', 'x'), ('cvv', '123')]", "[('number', 'x'), ('cvv', '***')]"),
+        ('{"name": "cvv", "value": "123"}', '{"name": "cvv", "value": "***"}'),
+        ('<input name="cvv" value="123">', '<input name="cvv" value="***">'),
         # credentials: a bare token followed by words (no scheme), a scheme apart by a
         # no-break space, and headers as lists, bytes, WSGI environs, HAR entries, XML, URLs
         ("Authorization: s3cr3tTOKEN rejected", "Authorization: *** rejected"),
