@@ -111,6 +111,9 @@ GROUPS = ["4111", "1111", "1111", "1111"]
         # credentials: a bare token followed by words (no scheme), a scheme apart by a
         # no-break space, and headers as lists, bytes, WSGI environs, HAR entries, XML, URLs
         ("Authorization: s3cr3tTOKEN rejected", "Authorization: *** rejected"),
+        # a secret that begins with a scheme's word, and a scheme followed by a colon
+        ("Authorization: tokenA1b2c3", "Authorization: ***"),
+        ("Authorization: Bearer: eyJ.x.y", "Authorization: Bearer: ***"),
         ("Authorization: Bearer\u00a0s3cr3t", "Authorization: Bearer\u00a0***"),
         ("[(b'authorization', b'Bearer s3cr3t')]", "[(b'authorization', b'Bearer ***')]"),
         ("{'HTTP_AUTHORIZATION': 'Bearer s3cr3t'}", "{'HTTP_AUTHORIZATION': 'Bearer ***'}"),
