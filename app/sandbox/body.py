@@ -13,6 +13,7 @@ from typing import Any
 from starlette.requests import Request
 
 from app.core import limits
+from app.core.text import LONE_SURROGATE
 from app.sandbox.errors import Refusal
 from app.sandbox.idempotency import fingerprint
 from app.serving import body as serving_body
@@ -43,9 +44,6 @@ JSON_DEPTH = 32  # objects and arrays nested deeper are refused (decided)
 JSON_VALUES = 10_000  # values in one body (decided: a client with 20 documents has ~200)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 # C0 and C1 controls but tab and line breaks, and the bidirectional overrides and isolates
 # that make text read otherwise than it is stored
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -54,7 +52,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\
 def checked_text(value: str, where: str) -> str:
     """Refuse text that is not valid Unicode (a lone surrogate, as JSON "\\ud800" writes it) or
     that holds a control character (NUL and the like; tab and line breaks are text)."""
-    if _SURROGATE.search(value):
+    if LONE_SURROGATE.search(value):
         raise Refusal(f"{where}: is not valid Unicode text (it holds a lone surrogate)")
     if _CONTROL.search(value):
         raise Refusal(f"{where}: holds a control character, which text cannot hold")

@@ -190,7 +190,7 @@ def serve_until_stopped(
 ) -> None:
     """Serve in the foreground (the main thread) until SIGTERM or Ctrl-C, which stop it
     gracefully: it returns, and the process ends with status 0. ``stop``: the request the
-    caller already takes the signals with (`stopped_by_signals`)."""
+    caller already takes the signals with (`app.serving.stopping`)."""
     if stop is not None:
         serve_unless_stopped(stop, server, sock, started)
         return

@@ -13,6 +13,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.core import webhooks as wh
+from app.core.text import LONE_SURROGATE
 from app.serving import strict_json
 from app.webhooks.signature import verify
 
@@ -168,7 +169,6 @@ def _finite(text: str) -> float:
     return value
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -177,11 +177,11 @@ def _check_text(value: Any, where: str = "body") -> None:
     pending = [(value, where)]
     while pending:
         item, at = pending.pop()
-        if isinstance(item, str) and _SURROGATE.search(item):
+        if isinstance(item, str) and LONE_SURROGATE.search(item):
             raise Rejected(400, f"{at}: is not valid Unicode text (a lone surrogate)")
         if isinstance(item, dict):
             for key, child in item.items():
-                if _SURROGATE.search(key):
+                if LONE_SURROGATE.search(key):
                     raise Rejected(400, f"{at}: a property name is not valid Unicode text")
                 pending.append((child, f"{at}.{key}" if at != "body" else key))
         elif isinstance(item, list):

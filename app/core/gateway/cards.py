@@ -150,8 +150,9 @@ def _ascii(group: str) -> str:
 
 
 def _mask_run(run: str) -> str:
-    """A run of digit groups with each card number in it masked: the longest whole groups,
-    from the left, that make 13 to 19 digits passing the Luhn check. Each check takes a
+    """A run of digit groups with each card number in it masked: from each group on, the
+    longest whole groups that make 13 to 19 digits passing the Luhn check, overlapping ones
+    masked as one. Each check takes a
     subtraction of two running sums (one for either parity of the last digit), so a long
     run costs a few steps a group, not a Luhn check of up to 19 digits for each of 19."""
     groups = [match.span(1) for match in _GROUP.finditer(run) if match.group(1)]
