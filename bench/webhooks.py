@@ -130,7 +130,7 @@ def _senders(
 
     threads = []
     for number in range(count):  # connected before the clock starts
-        sock = socket.create_connection(address)
+        sock = socket.create_connection(address, timeout=30)  # a server gone quiet fails
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threads.append(threading.Thread(target=sender, args=(sock, requests[number::count])))
     ready.send(True)
@@ -155,10 +155,10 @@ def _send(url: str, requests: list[bytes]) -> tuple[list[float], float]:
     forking = multiprocessing.get_context("fork")
     go = forking.Event()
     pipes, processes = [], []
+    count = SENDERS // SENDER_PROCESSES
     for number in range(SENDER_PROCESSES):
         ours, theirs = forking.Pipe(duplex=False)
         share = requests[number::SENDER_PROCESSES]
-        count = SENDERS // SENDER_PROCESSES
         process = forking.Process(target=_senders, args=(address, share, count, go, theirs))
         process.start()
         theirs.close()
