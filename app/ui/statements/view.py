@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTableView,
@@ -26,6 +25,7 @@ from app.ui.common.date_field import DateField
 from app.ui.common.formatting import CURRENCY_CHOICES
 from app.ui.common.names import named
 from app.ui.common.notice import NoticeLabel
+from app.ui.common.progress import ProgressBar
 from app.ui.common.widgets import fit_placeholder
 from app.ui.statements.model import StatementModel
 from app.ui.statements.table_columns import (
@@ -83,7 +83,7 @@ class StatementView(QWidget):
         period.addWidget(self.load_button)
         period.addWidget(self.cancel_button)
 
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setObjectName("statementProgress")
         self.progress.setRange(0, 0)  # busy: the number of records is not known in advance
         self.progress.setMaximumWidth(220)  # "1,000,006 of 1,000,006 rows" while exporting

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from app.core.money import format_minor
 from app.ui.common.csv_file import choose_file
 from app.ui.common.names import NamedDialog, name_box, named
 from app.ui.common.notice import NoticeLabel
+from app.ui.common.progress import ProgressBar
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 from app.ui.common.widgets import row_table
 from app.ui.shell.errors import NotSignedIn
@@ -125,7 +125,7 @@ class PaymentImportDialog(NamedDialog):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet(PROBLEM_STYLE)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.progress = named(QProgressBar(), "importProgress", "Progress of the import")
+        self.progress = named(ProgressBar(), "importProgress", "Progress of the import")
         self.progress.setVisible(False)
         self.step = NoticeLabel("")
         self.step.setObjectName("importStep")
