@@ -143,6 +143,8 @@ async def write_csv_in_copies(
     copies: list[forked.Forked] = []
     try:
         for number, make_blocks in enumerate(parts):
+            if number:  # a fork holds the window a moment: one at a time, the window between
+                await asyncio.sleep(0)
             partial, descriptor = _partial_beside(path)
             files.append(partial)
             work = _part_writer(descriptor, number == 0, header, make_blocks)

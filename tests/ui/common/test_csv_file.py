@@ -122,6 +122,42 @@ def test_parts_written_by_copies_make_one_file_as_one_writer_would(qloop, tmp_pa
 
 
 @copies_only
+def test_the_window_has_its_turn_between_one_fork_and_the_next(qloop, tmp_path, monkeypatch):
+    """A fork holds the window's thread a moment (page tables of a million rows' process):
+    the copies are forked one at a time, with the window's events handled between."""
+    turns = 0
+    seen_at_fork: list[int] = []
+    real = forked.Forked
+
+    def counted(work):
+        seen_at_fork.append(turns)
+        return real(work)
+
+    async def export() -> int:
+        loop = asyncio.get_running_loop()
+        done = False
+
+        def turn() -> None:  # the window's work: a turn each time the loop comes round
+            nonlocal turns
+            turns += 1
+            if not done:
+                loop.call_soon(turn)
+
+        loop.call_soon(turn)
+        try:
+            return await write_csv_in_copies(
+                tmp_path / "s.csv", HEADER, parts(3, 100), lambda _done: None
+            )
+        finally:
+            done = True
+
+    monkeypatch.setattr(forked, "Forked", counted)
+    assert run_on(qloop, export()) == 300
+    assert len(seen_at_fork) == 3
+    assert seen_at_fork[0] < seen_at_fork[1] < seen_at_fork[2]
+
+
+@copies_only
 def test_a_copy_that_fails_fails_the_export_with_its_reason_leaving_the_old_file(qloop, tmp_path):
     target = old_export(tmp_path)
     with pytest.raises(OSError, match="No space left") as failed:
