@@ -17,7 +17,7 @@ class RecordingStyle(QProxyStyle):
         super().__init__("Fusion")
         self.drawn: list[Element] = []
 
-    def drawControl(self, element, option, painter, widget=None):  # noqa: N802 - Qt's API
+    def drawControl(self, element, option, painter, widget=None):
         self.drawn.append(element)
         super().drawControl(element, option, painter, widget)
 
