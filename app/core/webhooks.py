@@ -35,8 +35,8 @@ def header_timestamp(moment: dt.datetime) -> str:
 
 def occurred_at(moment: dt.datetime) -> str:
     """2026-11-23T09:05:06.123Z."""
-    utc = moment.astimezone(dt.UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    # isoformat: half strftime's time, and its year always four digits; "+00:00" made "Z"
+    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def check_filter(text: str) -> str | None:
