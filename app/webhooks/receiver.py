@@ -44,6 +44,7 @@ RETRY_AFTER_SECONDS = 5  # told to senders while the store is unavailable
 # senders send them again (a sender holding its body back would otherwise hold the stop)
 GRACE_SECONDS = 5
 STORE_RETRY_SECONDS = 1.0  # while it is, the store is asked again at most this often
+UNLISTED_SAID = 100  # event types not in the catalogue said in the log, each once
 
 
 class Writer:
@@ -225,6 +226,24 @@ class ReceiverApp:
         self.store = store
         self.key = key
         self.writer: Writer | None = None
+        self._unlisted_said: set[str] = set()  # the types not in the catalogue said so far
+
+    def _say_unlisted(self, event_type: str) -> None:
+        """Each type not in the catalogue is said once, the first UNLISTED_SAID of them: a
+        sender making up types (unsigned deliveries, where no key is set) cannot fill the
+        log, a line an event."""
+        said = self._unlisted_said
+        if event_type in said or len(said) > UNLISTED_SAID:
+            return
+        said.add(event_type)
+        if len(said) <= UNLISTED_SAID:
+            log.info("Stored an event of a type not in the catalogue: %s", event_type)
+        else:
+            log.info(
+                "Stored events of more than %d types not in the catalogue: further types are "
+                "not said",
+                UNLISTED_SAID,
+            )
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -287,7 +306,7 @@ class ReceiverApp:
         except Exception:
             return _refusal(500, "The event could not be stored; send it again")
         if not event.known_type:
-            log.info("Stored an event of a type not in the catalogue: %s", event.event_type)
+            self._say_unlisted(event.event_type)
         result = "stored" if stored else "duplicate"
         return Answer(200, {"result": result, "event_id": event.event_id})
 

@@ -158,6 +158,42 @@ def test_events_are_listed_by_occurred_at_whatever_their_arrival(receiver, store
     assert not store.list(event_type="card.captured")[0].known_type
 
 
+def test_types_not_in_the_catalogue_are_each_said_once_and_only_so_many(
+    tmp_path, caplog, monkeypatch
+):
+    from app.webhooks import receiver as receiver_module
+
+    monkeypatch.setattr(receiver_module, "UNLISTED_SAID", 3)
+    caplog.set_level(logging.INFO, logger="partner_desk.webhooks")
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = running.start()
+    try:
+        types = ["card.captured", "card.captured", "a.b", "c.d", "e.f", "g.h", "a.b"]
+        for event_type in types:
+            assert post(url, event_body(event_type=event_type)).status_code == 200
+        assert post(url, event_body()).status_code == 200  # in the catalogue: not said
+    finally:
+        running.stop()
+        store.close()
+    said = [r.getMessage() for r in caplog.records if r.name == "partner_desk.webhooks"]
+    assert said == [
+        "Stored an event of a type not in the catalogue: card.captured",
+        "Stored an event of a type not in the catalogue: a.b",
+        "Stored an event of a type not in the catalogue: c.d",
+        "Stored events of more than 3 types not in the catalogue: further types are not said",
+    ]
+    assert len(events_stored_in(tmp_path)) == len(types) + 1  # every one stored all the same
+
+
+def events_stored_in(tmp_path: Path) -> list[Any]:
+    opened = open_store(str(tmp_path / "events.db"))
+    try:
+        return opened.list()
+    finally:
+        opened.close()
+
+
 def test_a_refused_delivery_stores_nothing(receiver, store):
     good = event_body()
     headers, raw = delivery(good)
