@@ -50,8 +50,10 @@ class JoinedWrites(asyncio.Transport):
     them apart, each write a send of its own, and each send costs both ends a system call
     and a wake-up (a webhook's answer: about 25 µs of the receiver's system time). A small
     write is held until the next write, which joins it, or until the loop's next turn; a
-    larger one is sent at once, after what is held. Nothing is held longer than a turn, nor
-    more than one small write's worth."""
+    larger one is sent at once, after what is held; an empty one (uvicorn's end of an
+    answer, the body of an answer to HEAD) sends what is held at once. Nothing is held
+    longer than a turn, nor more than one small write's worth, and whatever ends the
+    connection sends what is held first, as it had been sent when written."""
 
     def __init__(self, transport: asyncio.Transport) -> None:
         super().__init__()
@@ -60,7 +62,8 @@ class JoinedWrites(asyncio.Transport):
         self._flushing = False  # a flush is asked for, at the loop's next turn
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        if not data:
+        if not data:  # nothing follows in this answer: what is held waits for nothing
+            self.flush()
             return
         held = self._held
         if held and len(held) + len(data) <= JOIN_BYTES:
@@ -90,7 +93,10 @@ class JoinedWrites(asyncio.Transport):
         self.transport.close()
 
     def abort(self) -> None:
-        self._held = b""  # dropped, as the transport drops what it has not sent
+        # what is held goes to the transport first: written, it had been sent (an answer just
+        # given, on a connection dropped to make room); what the transport could not send yet
+        # it drops, as before
+        self.flush()
         self.transport.abort()
 
     def is_closing(self) -> bool:
@@ -146,6 +152,7 @@ class GuardedH11Protocol(H11Protocol):
     _armed_at = 0.0
     _dropped = False
     conn: _StrictConnection  # made in __init__
+    joined: JoinedWrites  # the connection's transport, as uvicorn's code uses it
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,7 +160,8 @@ class GuardedH11Protocol(H11Protocol):
         self.conn = _StrictConnection(h11.SERVER, *(() if size is None else (size,)))
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(JoinedWrites(transport))
+        self.joined = JoinedWrites(transport)
+        super().connection_made(self.joined)
         self._arm()
         if len(self.connections) > self.max_connections:
             waiting = [
@@ -171,6 +179,12 @@ class GuardedH11Protocol(H11Protocol):
         """The server waits on the client: for a whole head, for the rest of a body, or for
         it to take an answer it has stopped reading."""
         return self.conn.their_state in _WAITING_FOR_CLIENT or self._stall_timer is not None
+
+    def eof_received(self) -> None:
+        # the client sent all it will (a half close): asyncio closes the transport next, under
+        # JoinedWrites, so what it holds is sent now or never
+        self.joined.flush()
+        super().eof_received()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -226,6 +240,12 @@ class GuardedH11Protocol(H11Protocol):
             if cycle.response_started:  # an answer half written: nothing can follow it
                 self._close()
                 return
+        elif self.conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            # answered already, before the rest of its body came, garbled: the answer stands
+            # and the connection ends after it (a second answer raised in h11, logged with a
+            # traceback each time)
+            self.transport.close()
+            return
         because = self.conn.unreadable_because
         body = json.dumps(
             {

@@ -4,6 +4,7 @@ makes room for a new one."""
 
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -289,6 +290,55 @@ def test_a_head_giving_both_content_length_and_transfer_encoding_is_answered_hea
             log.removeHandler(heard)
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 ") and body == b""
+    assert not [line for line in heard.lines if "Traceback" in line or "Fatal" in line]
+
+
+def read_to_the_end(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    sock.close()
+    return answer
+
+
+@pytest.mark.parametrize("method", ["HEAD", "GET"])
+def test_a_client_that_half_closes_after_its_request_gets_the_whole_answer(guarded, method):
+    """`printf … | nc -N`, `curl` with a half close: the client's end of sending comes before
+    the answer is written; the answer still leaves whole, then the connection closes."""
+    sock = raw_request(
+        guarded.url, f"{method} /v1/healthcheck HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    )
+    sock.shutdown(socket.SHUT_WR)
+    head, _, body = read_to_the_end(sock).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n")
+    length = int(re.search(rb"content-length: (\d+)", head).group(1))
+    whole = b'{"result": "ok"}'
+    assert length == len(whole) and body == (b"" if method == "HEAD" else whole)
+
+
+def test_a_body_garbled_after_its_request_was_answered_ends_the_connection_quietly(guarded):
+    """Answered before its chunked body was all sent (no such path), then sent a garbled
+    chunk: the answer stands and the connection closes, with no second answer (it raised in
+    h11, and the log had a traceback each time)."""
+    heard = Lines()
+    logs = [logging.getLogger(name) for name in ("asyncio", "uvicorn.error")]
+    for log in logs:
+        log.addHandler(heard)
+    try:
+        sock = raw_request(
+            guarded.url,
+            b"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n",
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):  # the whole 404
+            answer += sock.recv(65536)
+        sock.sendall(b"ZZ\r\nxx\r\n")
+        rest = read_to_the_end(sock)
+    finally:
+        for log in logs:
+            log.removeHandler(heard)
+    assert answer.startswith(b"HTTP/1.1 404 ") and rest == b""
     assert not [line for line in heard.lines if "Traceback" in line or "Fatal" in line]
 
 

@@ -1,5 +1,5 @@
 """An answer's head and body leave in one send; nothing is held past the loop's next turn,
-nor lost at a close, nor sent after an abort."""
+nor past the end of its answer, nor lost however the connection ends."""
 
 from __future__ import annotations
 
@@ -77,7 +77,10 @@ def test_a_write_alone_leaves_at_the_next_turn_and_writes_keep_their_order():
     assert after == [b"head", b"ab", b"c", b"x" * JOIN_BYTES]
 
 
-def test_a_close_sends_what_is_held_first_and_an_abort_drops_it():
+def test_a_close_or_an_abort_sends_what_is_held_first():
+    """Written, it had been sent: an answer just given on a connection dropped to make room
+    reached its client before, and must still."""
+
     async def ends() -> tuple[Recorded, Recorded]:
         closed, aborted = Recorded(), Recorded()
         for real in (closed, aborted):
@@ -87,12 +90,25 @@ def test_a_close_sends_what_is_held_first_and_an_abort_drops_it():
                 joined.close()
             else:
                 joined.abort()
-        await a_turn()  # the turn's flush finds nothing, or a closed transport
+        await a_turn()  # the turn's flush finds nothing more
         return closed, aborted
 
     closed, aborted = asyncio.run(ends())
     assert closed.sent == [b"last words"] and closed.done == ["close"]
-    assert aborted.sent == [] and aborted.done == ["abort"]
+    assert aborted.sent == [b"last words"] and aborted.done == ["abort"]
+
+
+def test_an_empty_write_the_end_of_an_answer_sends_what_is_held_at_once():
+    """An answer to HEAD is a head alone: it does not wait for the loop's next turn."""
+
+    async def head_only() -> list[bytes]:
+        real = Recorded()
+        joined = JoinedWrites(real)
+        joined.write(b"HTTP/1.1 200 OK\r\ncontent-length: 16\r\n\r\n")
+        joined.write(b"")  # uvicorn's body of a HEAD answer, and its end
+        return list(real.sent)
+
+    assert asyncio.run(head_only()) == [b"HTTP/1.1 200 OK\r\ncontent-length: 16\r\n\r\n"]
 
 
 def test_the_receivers_answer_leaves_in_one_send(tmp_path, monkeypatch):
@@ -123,3 +139,33 @@ def test_the_receivers_answer_leaves_in_one_send(tmp_path, monkeypatch):
     assert len(sent) == 2  # one send an answer, head and body together
     for data, answer in zip(sent, answers, strict=True):
         assert data.startswith(b"HTTP/1.1 200 OK\r\n") and data.endswith(answer.content)
+
+
+def test_the_clients_end_of_sending_sends_what_is_held_before_the_transport_closes():
+    """asyncio closes a connection's transport itself when the client half-closes (the
+    protocol keeps it no longer): what the connection holds leaves first."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from app.serving.guard import GuardedH11Protocol
+
+    async def half_closed() -> Recorded:
+        config = uvicorn.Config(app=lambda *_args: None, http=GuardedH11Protocol)
+        config.load()
+        protocol = GuardedH11Protocol(
+            config=config,
+            server_state=ServerState(),
+            app_state={},
+            _loop=asyncio.get_running_loop(),
+        )
+        real = Recorded()
+        protocol.connection_made(real)
+        protocol.transport.write(b"a streamed answer's last piece")
+        protocol.eof_received()  # then asyncio closes the transport: nothing more can leave
+        real.closing = True
+        await a_turn()
+        protocol.connection_lost(None)
+        return real
+
+    real = asyncio.run(half_closed())
+    assert real.sent == [b"a streamed answer's last piece"]
