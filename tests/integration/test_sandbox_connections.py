@@ -2,12 +2,14 @@
 whole request head in time is closed, and past the connection limit the longest-waiting one
 makes room for a new one."""
 
+import contextlib
 import json
 import logging
 import re
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -84,6 +86,29 @@ def raw_request(url: str, head: bytes) -> socket.socket:
     sock.connect((host, int(port)))
     sock.sendall(head)
     return sock
+
+
+def read_to_the_end(sock: socket.socket) -> bytes:
+    """All the server sends until it closes the connection."""
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    sock.close()
+    return answer
+
+
+@contextlib.contextmanager
+def server_log() -> Iterator[Lines]:
+    """What the server's loop and uvicorn say meanwhile."""
+    heard = Lines()
+    logs = [logging.getLogger(name) for name in ("asyncio", "uvicorn.error")]
+    for log in logs:
+        log.addHandler(heard)
+    try:
+        yield heard
+    finally:
+        for log in logs:
+            log.removeHandler(heard)
 
 
 def statement_requested(url: str) -> socket.socket:
@@ -248,10 +273,7 @@ def test_a_request_giving_both_content_length_and_transfer_encoding_is_refused_a
         b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n"
         b"GET /v1/healthcheck HTTP/1.1\r\nHost: sandbox\r\n\r\n" % (len(body), len(body), body),
     )
-    answer = b""
-    while chunk := sock.recv(65536):  # closed after the one answer
-        answer += chunk
-    sock.close()
+    answer = read_to_the_end(sock)  # closed after the one answer
     head, _, rest = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 ")
     assert json.loads(rest)["failure_message"] == (
@@ -271,34 +293,16 @@ def test_a_head_giving_both_content_length_and_transfer_encoding_is_answered_hea
     guarded,
 ):
     """An answer to a HEAD carries no body: the refusal's raised in h11, a traceback each."""
-    heard = Lines()
-    logs = [logging.getLogger(name) for name in ("asyncio", "uvicorn.error")]
-    for log in logs:
-        log.addHandler(heard)
-    try:
+    with server_log() as heard:
         sock = raw_request(
             guarded.url,
             b"HEAD /v1/healthcheck HTTP/1.1\r\nHost: sandbox\r\nContent-Length: 5\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
         )
-        answer = b""
-        while chunk := sock.recv(65536):  # closed after the answer
-            answer += chunk
-        sock.close()
-    finally:
-        for log in logs:
-            log.removeHandler(heard)
+        answer = read_to_the_end(sock)  # closed after the answer
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 ") and body == b""
     assert not [line for line in heard.lines if "Traceback" in line or "Fatal" in line]
-
-
-def read_to_the_end(sock: socket.socket) -> bytes:
-    answer = b""
-    while chunk := sock.recv(65536):
-        answer += chunk
-    sock.close()
-    return answer
 
 
 @pytest.mark.parametrize("method", ["HEAD", "GET"])
@@ -320,11 +324,7 @@ def test_a_body_garbled_after_its_request_was_answered_ends_the_connection_quiet
     """Answered before its chunked body was all sent (no such path), then sent a garbled
     chunk: the answer stands and the connection closes, with no second answer (it raised in
     h11, and the log had a traceback each time)."""
-    heard = Lines()
-    logs = [logging.getLogger(name) for name in ("asyncio", "uvicorn.error")]
-    for log in logs:
-        log.addHandler(heard)
-    try:
+    with server_log() as heard:
         sock = raw_request(
             guarded.url,
             b"POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -335,9 +335,6 @@ def test_a_body_garbled_after_its_request_was_answered_ends_the_connection_quiet
             answer += sock.recv(65536)
         sock.sendall(b"ZZ\r\nxx\r\n")
         rest = read_to_the_end(sock)
-    finally:
-        for log in logs:
-            log.removeHandler(heard)
     assert answer.startswith(b"HTTP/1.1 404 ") and rest == b""
     assert not [line for line in heard.lines if "Traceback" in line or "Fatal" in line]
 
