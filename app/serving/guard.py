@@ -151,6 +151,7 @@ class GuardedH11Protocol(H11Protocol):
     _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
     _dropped = False
+    _client_finished = False  # the client half-closed: the connection ends after its answers
     conn: _StrictConnection  # made in __init__
     joined: JoinedWrites  # the connection's transport, as uvicorn's code uses it
 
@@ -180,14 +181,24 @@ class GuardedH11Protocol(H11Protocol):
         it to take an answer it has stopped reading."""
         return self.conn.their_state in _WAITING_FOR_CLIENT or self._stall_timer is not None
 
-    def eof_received(self) -> None:
-        # the client sent all it will (a half close): asyncio closes the transport next, under
-        # JoinedWrites, so what it holds is sent now or never
+    def eof_received(self) -> bool:  # type: ignore[override]
+        """The client sent all it will send (a half close: `nc -N`, a client's shutdown).
+        When its request came whole and its answer is still being made (a statement, a
+        delivery being stored), the connection stays open for the answer and closes after
+        it: closed now (uvicorn's way), the answer was dropped, though the request was
+        carried out. Otherwise it closes now, with what the transport holds sent first."""
         self.joined.flush()
-        super().eof_received()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and self.conn.their_state == h11.DONE:
+            self._client_finished = True
+            return True
+        return False
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        if self._client_finished and self.cycle.response_complete:  # no request follows
+            self.transport.close()
+            return
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -320,6 +320,30 @@ def test_a_client_that_half_closes_after_its_request_gets_the_whole_answer(guard
     assert length == len(whole) and body == (b"" if method == "HEAD" else whole)
 
 
+def test_a_client_that_half_closes_gets_an_answer_made_over_many_turns_then_the_close(
+    guarded,
+):
+    """A statement is sent a piece at a time, after the client's end of sending was read:
+    it still arrives whole (uvicorn closed the connection at once, and the answer, given
+    as far as the server knew, went nowhere), and so do requests sent before the end."""
+    statement = (
+        "GET /v1/clients/C0000001/accounts/LT594010000000000001/statement"
+        "?date_from=2000-01-01&date_to=2100-01-01 HTTP/1.1\r\nHost: x\r\n"
+        "Authorization: Basic ZGVtbzpkZW1v\r\nx-partner-code: PD\r\n\r\n"
+    )
+    health = "GET /v1/healthcheck HTTP/1.1\r\nHost: x\r\n\r\n"
+    sock = raw_request(guarded.url, (statement + health).encode())
+    sock.shutdown(socket.SHUT_WR)
+    answers = read_to_the_end(sock)
+    first, _, rest = answers.partition(b"\r\n\r\n")
+    assert first.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"transfer-encoding: chunked" in first.lower()
+    records, _, second = rest.partition(b"\r\n0\r\n\r\n")  # the last chunk, then the next
+    text = b"".join(records.split(b"\r\n")[1::2])  # each chunk's data, after its size
+    assert len(json.loads(text)) == 10 + 6  # the demo's records and its starting balances
+    assert second.startswith(b"HTTP/1.1 200 OK\r\n") and second.endswith(b'{"result": "ok"}')
+
+
 def test_a_body_garbled_after_its_request_was_answered_ends_the_connection_quietly(guarded):
     """Answered before its chunked body was all sent (no such path), then sent a garbled
     chunk: the answer stands and the connection closes, with no second answer (it raised in

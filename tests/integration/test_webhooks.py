@@ -194,6 +194,31 @@ def events_stored_in(tmp_path: Path) -> list[Any]:
         opened.close()
 
 
+def test_a_sender_that_half_closes_after_its_delivery_is_told_it_was_stored(tmp_path):
+    """The answer comes after the store's commit, turns after the sender's end of sending
+    was read: it is still given (the connection was closed at once, and the sender, told
+    nothing, would send again an event that was stored)."""
+    store = open_store(str(tmp_path / "events.db"))
+    running = BackgroundReceiver(store)
+    url = httpx.URL(running.start())
+    try:
+        headers, raw = delivery(event_body(), signed=False)
+        head = f"POST {url.path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(raw)}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        with socket.create_connection((url.host, url.port), timeout=30) as sock:
+            sock.sendall(head.encode() + b"\r\n" + raw)
+            sock.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+    finally:
+        running.stop()
+        store.close()
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert json.loads(body)["result"] == "stored"
+
+
 def test_a_refused_delivery_stores_nothing(receiver, store):
     good = event_body()
     headers, raw = delivery(good)
