@@ -14,6 +14,7 @@ import secrets
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
@@ -99,8 +100,7 @@ async def write_csv(
     partial, descriptor = _partial_beside(path)
     written = 0
     try:
-        # utf-8-sig: the byte-order mark makes spreadsheet programs read UTF-8 ("Eglė")
-        with os.fdopen(descriptor, "w", encoding="utf-8-sig", newline="") as handle:
+        with _text_file(descriptor, marked=True) as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
             # rows a little at a time until a slice is spent, then the window's turn; the
@@ -186,8 +186,7 @@ def _part_writer(
 
     def work(say: Callable[[bytes], None]) -> bytes:
         try:
-            encoding = "utf-8-sig" if first else "utf-8"  # one mark, at the file's start
-            with os.fdopen(descriptor, "w", encoding=encoding, newline="") as handle:
+            with _text_file(descriptor, marked=first) as handle:  # one mark, at the start
                 if first:
                     csv.writer(handle).writerow(header)
                 lines = _Lines()
@@ -239,6 +238,17 @@ def _join(files: list[Path]) -> None:
         for file in files[1:]:
             with file.open("rb") as piece:
                 shutil.copyfileobj(piece, whole, 1 << 20)
+
+
+def _text_file(descriptor: int, *, marked: bool) -> TextIO:
+    """The file, for text in UTF-8; ``marked``, it starts with the byte-order mark, which
+    makes spreadsheet programs read UTF-8 ("Eglė"). The mark is written here: the utf-8-sig
+    codec would encode every write (a row) in Python, a tenth of a copy's time, where
+    UTF-8's is done in C."""
+    handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+    if marked:
+        handle.write("\ufeff")
+    return handle
 
 
 def _cut(name: str, size: int) -> str:
