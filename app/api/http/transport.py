@@ -17,7 +17,6 @@ import asyncio
 import datetime as dt
 import email.utils
 import logging
-import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -43,6 +42,7 @@ from app.api.http.failures import (
     set_aside_redirect,
     status_error,
 )
+from app.api.http.network import http_transport
 from app.api.http.policy import Bounds, RetryPolicy
 from app.core import limits
 from app.core.redaction import redact
@@ -91,10 +91,7 @@ class Transport:
         except (OSError, ssl.SSLError) as exc:
             raise InvalidInput("CA bundle", f"cannot use {verify}: {exc}") from None
         if transport is None:
-            # a request's head and body leave together, not one delayed ACK (~40 ms) apart
-            transport = httpx.AsyncHTTPTransport(
-                verify=tls, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-            )
+            transport = http_transport(tls)
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             auth=auth,

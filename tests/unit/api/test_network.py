@@ -1,0 +1,281 @@
+"""The network under the transport (app.api.http.network), against servers of the tests' own
+on loopback: reading ahead and its bound, ends and breaks, timeouts, TLS."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import ssl
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpcore
+import pytest
+
+from app.api.errors import ApiConnectionError
+from app.api.http import Transport
+from app.api.http.network import READ_AHEAD, AsyncioNetwork, AsyncioStream
+from tests.certificates import make_server_certificate
+from tests.conftest import run
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+MiB = 1024 * 1024
+SOCKET_READ = 256 * 1024  # asyncio's one read of a socket
+
+
+@contextlib.asynccontextmanager
+async def serving(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncIterator[int]:
+    """A server on loopback, its port; at the end its connections are closed, their handlers
+    stopped and awaited (asyncio 3.11's server leaves them open)."""
+    handlers: set[asyncio.Task[None]] = set()
+    writers: list[asyncio.StreamWriter] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        handlers.add(task)
+        await handler(reader, writer)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=tls)
+    try:
+        yield int(server.sockets[0].getsockname()[1])
+    finally:
+        server.close()
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        for writer in writers:
+            writer.transport.abort()
+        await server.wait_closed()
+        await asyncio.sleep(0)  # the transports' closing callbacks
+
+
+async def read_all(stream: httpcore.AsyncNetworkStream, most: int = SOCKET_READ) -> bytes:
+    parts = []
+    while part := await stream.read(most, timeout=10):
+        assert len(part) <= most
+        parts.append(part)
+    return b"".join(parts)
+
+
+def test_reads_take_what_came_in_order_then_the_end_reads_empty():
+    data = bytes(range(256)) * (12 * 1024)  # 3 MiB
+
+    async def send(_reader, writer):
+        for at in range(0, len(data), 64 * 1024):
+            writer.write(data[at : at + 64 * 1024])
+            await writer.drain()
+        writer.close()
+
+    async def main():
+        async with serving(send) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            assert await read_all(stream, 100_000) == data
+            assert await stream.read(100_000) == b""
+            await stream.aclose()
+
+    run(main())
+
+
+def test_reading_stops_while_the_read_ahead_is_full_and_starts_again_as_it_is_read():
+    data = struct.pack(">I", 7) * (2 * MiB)  # 8 MiB, more than the read-ahead and the kernel's
+    release = asyncio.Event()
+
+    async def send(_reader, writer):
+        writer.write(data)
+        await writer.drain()
+        await release.wait()
+        writer.close()
+
+    async def main():
+        async with serving(send) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            assert isinstance(stream, AsyncioStream)
+            transport, reception = stream._transport, stream._reception
+            async with asyncio.timeout(30):
+                while transport.is_reading():  # it stops once the read-ahead is full, and stays
+                    await asyncio.sleep(0.01)
+            assert READ_AHEAD <= reception.waiting_bytes < READ_AHEAD + SOCKET_READ
+            release.set()
+            assert await read_all(stream) == data  # reading went on for the rest
+            await stream.aclose()
+
+    run(main())
+
+
+def test_a_read_that_waits_too_long_is_a_read_timeout():
+    async def silent(reader, _writer):
+        await reader.read()
+
+    async def main():
+        async with serving(silent) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            with pytest.raises(httpcore.ReadTimeout, match="nothing came for 0.05 s"):
+                await stream.read(1024, timeout=0.05)
+            await stream.aclose()
+
+    run(main())
+
+
+def test_what_came_before_a_broken_connection_is_read_then_the_break():
+    cut = asyncio.Event()
+
+    async def send_then_reset(_reader, writer):
+        writer.write(b"abc")
+        await writer.drain()
+        await cut.wait()
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()  # a reset, not an end
+
+    async def main():
+        async with serving(send_then_reset) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            assert await stream.read(1024, timeout=10) == b"abc"
+            cut.set()
+            with pytest.raises(httpcore.ReadError) as raised:
+                await stream.read(1024, timeout=10)
+            assert isinstance(raised.value.__cause__, ConnectionResetError)
+            with pytest.raises(httpcore.WriteError):
+                await stream.write(b"more", timeout=10)
+            await stream.aclose()
+
+    run(main())
+
+
+def test_a_request_that_cannot_leave_in_time_is_a_write_timeout():
+    async def not_reading(reader, _writer):
+        await asyncio.sleep(30)
+
+    async def main():
+        async with serving(not_reading) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            with pytest.raises(httpcore.WriteTimeout, match="did not leave in 0.1 s"):
+                await stream.write(b"x" * (64 * MiB), timeout=0.1)  # past every buffer
+            await stream.aclose()
+
+    run(main())
+
+
+def test_an_idle_connection_the_server_ended_is_readable_so_not_used_again():
+    ended = asyncio.Event()
+
+    async def end(_reader, writer):
+        await ended.wait()
+        writer.close()
+        await writer.wait_closed()
+
+    async def main():
+        async with serving(end) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            assert stream.get_extra_info("is_readable") is False
+            assert stream.get_extra_info("server_addr") == ("127.0.0.1", port)
+            ended.set()
+            assert await stream.read(1024, timeout=10) == b""
+            assert stream.get_extra_info("is_readable") is True
+            await stream.aclose()
+
+    run(main())
+
+
+def test_a_refused_connection_is_a_connect_error_with_the_reason():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens there once it is closed
+
+    async def main():
+        with pytest.raises(httpcore.ConnectError) as raised:
+            await AsyncioNetwork().connect_tcp("127.0.0.1", port, timeout=10)
+        assert isinstance(raised.value.__cause__, ConnectionRefusedError)
+
+    run(main())
+
+
+def test_a_connection_not_made_in_time_is_a_connect_timeout():
+    async def main():
+        async with serving(lambda _r, w: asyncio.sleep(0)) as port:
+            with pytest.raises(httpcore.ConnectTimeout, match="not connected in 0 s"):
+                await AsyncioNetwork().connect_tcp("127.0.0.1", port, timeout=0)
+
+    run(main())
+
+
+def test_tls_to_a_server_whose_ca_is_trusted_carries_the_bytes(tmp_path):
+    bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+
+    async def echo(reader, writer):
+        writer.write((await reader.readexactly(4)).upper())
+        await writer.drain()
+        writer.close()
+
+    async def main():
+        async with serving(echo, server_tls) as port:
+            plain = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            client_tls = ssl.create_default_context(cafile=str(bundle))
+            stream = await plain.start_tls(client_tls, "localhost", timeout=10)
+            assert stream.get_extra_info("ssl_object").version().startswith("TLS")
+            await stream.write(b"ping", timeout=10)
+            assert await read_all(stream) == b"PING"
+            await stream.aclose()
+
+    run(main())
+
+
+def test_tls_to_a_server_whose_ca_is_not_trusted_is_refused_and_told_why(tmp_path):
+    _bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+
+    async def answer(reader, writer):
+        with contextlib.suppress(ssl.SSLError, ConnectionError):  # the client gave up
+            await reader.read()
+        writer.close()
+
+    async def main():
+        async with serving(answer, server_tls) as port:
+            plain = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            with pytest.raises(httpcore.ConnectError) as raised:
+                await plain.start_tls(ssl.create_default_context(), "localhost", timeout=10)
+            assert isinstance(raised.value.__cause__, ssl.SSLCertVerificationError)
+
+    run(main())
+
+
+def test_the_transport_calls_a_tls_server_through_it_and_words_an_untrusted_one(tmp_path):
+    bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+
+    async def http(reader, writer):
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ssl.SSLError, ConnectionError):
+            writer.close()  # a client that did not trust the server
+            return
+        body = b'{"ok": true}'
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+        writer.write(head.encode() + b"\r\n\r\n" + body)
+        await writer.drain()
+        writer.close()
+
+    async def main():
+        async with serving(http, server_tls) as port:
+            url = f"https://localhost:{port}"
+            trusting = Transport(url, verify=str(bundle))
+            try:
+                answer = await trusting.request("GET", "/ping", secured=False)
+                assert answer.content == b'{"ok": true}'
+            finally:
+                await trusting.aclose()
+            distrusting = Transport(url)
+            try:
+                with pytest.raises(ApiConnectionError, match="certificate is not trusted"):
+                    await distrusting.request("GET", "/ping", secured=False)
+            finally:
+                await distrusting.aclose()
+
+    run(main())
