@@ -80,6 +80,9 @@ take(rest if rest.lstrip().startswith(b"[") else b"[" + rest)
 columns = dict(zip(FIELDS, lists))
 figures["reader_s"] = time.perf_counter() - started
 figures["rows"] = len(columns["id"])
+if sys.argv[7:] == ["reading-only"]:
+    print(json.dumps(figures), flush=True)
+    sys.exit()
 
 amounts = columns["amount"]
 started = time.perf_counter()
@@ -120,8 +123,9 @@ print(json.dumps(figures), flush=True)
 """
 
 
-def measure(url: str, needle: str, folder: str) -> dict[str, float]:
-    """The peers' figures against the sandbox at ``url`` (the demo user's busy account)."""
+def measure(url: str, needle: str, folder: str, *, reading_only: bool = False) -> dict[str, float]:
+    """The peers' figures against the sandbox at ``url`` (the demo user's busy account);
+    ``reading_only``: curl's and the reader's alone."""
     from app.ui.connection.profiles import SANDBOX_PARTNER_CODE, SANDBOX_PASSWORD, SANDBOX_USER
 
     result = subprocess.run(
@@ -135,6 +139,7 @@ def measure(url: str, needle: str, folder: str) -> dict[str, float]:
             SANDBOX_PARTNER_CODE,
             needle,
             folder,
+            *(["reading-only"] if reading_only else []),
         ],
         capture_output=True,
         text=True,
