@@ -6,7 +6,9 @@ a Qt socket notifier and each stop destroys it: 1,100 of each for a million-row 
 0.2 s of the window's 2.4 (README, "Statements"). Here a connection's socket is read ahead: a
 read that finds bytes waiting takes them at once, without waiting or a timer, and the socket's
 reading stops only while ``READ_AHEAD`` bytes wait unread (a server faster than the window
-fills no more than that), to start again once half of them are read.
+fills no more than that), to start again once half of them are read. A read that waits
+gives the loop its turn (the window's, under qasync): bytes arrive only in a turn, so a reader
+that never waits otherwise still gives one at least every ``READ_AHEAD`` and one socket read.
 """
 
 from __future__ import annotations

@@ -190,7 +190,8 @@ class StatementsArea:
                         shown_any = True
                         pacer.renew()
                         view.status.setText(f"Loading… {model.loaded:,} records")
-                    # no sleep(0) here: each read of the answer gives the window its turn
+                    # no sleep(0) here: the window has its turn whenever the answer's read-ahead
+                    # runs dry, at least once a MiB (app.api.http.network)
             model.reveal()
         except asyncio.CancelledError:
             model.reveal()  # every record received is shown, as the status counts them

@@ -279,3 +279,36 @@ def test_the_transport_calls_a_tls_server_through_it_and_words_an_untrusted_one(
                 await distrusting.aclose()
 
     run(main())
+
+
+def test_a_reader_that_never_waits_otherwise_gives_the_loop_a_turn_every_read_ahead():
+    data = b"y" * (16 * MiB)  # from a server faster than its reader: the read-ahead stays full
+
+    async def send(_reader, writer):
+        writer.write(data)
+        await writer.drain()
+        writer.close()
+
+    async def main():
+        turns = 0
+
+        async def count_turns() -> None:
+            nonlocal turns
+            while True:
+                await asyncio.sleep(0)
+                turns += 1
+
+        async with serving(send) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            counter = asyncio.create_task(count_turns())
+            received = 0
+            while part := await stream.read(SOCKET_READ, timeout=10):
+                received += len(part)  # and nothing else awaited between reads
+            counter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await counter
+            await stream.aclose()
+        assert received == len(data)
+        assert turns >= len(data) // (READ_AHEAD + SOCKET_READ) - 1
+
+    run(main())
