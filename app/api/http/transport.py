@@ -336,11 +336,17 @@ class AnswerStream:
 
     async def chunks(self) -> AsyncIterator[bytes]:
         bounds = self._transport.bounds
-        deadline = asyncio.get_running_loop().time() + bounds.stream_total
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + bounds.stream_total
         raw = raw_pieces(self._response)
         try:
             while True:
                 try:
+                    # a timeout fires only while a read waits, and a read that finds bytes
+                    # waiting (app.api.http.network) does not: an answer that always has more
+                    # is stopped here
+                    if loop.time() >= deadline:
+                        raise TimeoutError
                     async with asyncio.timeout_at(deadline):
                         piece = await anext(raw, None)
                 except TimeoutError:

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpcore
 import pytest
 
-from app.api.errors import ApiConnectionError
-from app.api.http import Transport
+from app.api.errors import ApiConnectionError, ApiTimeoutError
+from app.api.http import Bounds, Transport
 from app.api.http.network import READ_AHEAD, AsyncioNetwork, AsyncioStream
 from tests.certificates import make_server_certificate
 from tests.conftest import run
@@ -310,5 +310,34 @@ def test_a_reader_that_never_waits_otherwise_gives_the_loop_a_turn_every_read_ah
             await stream.aclose()
         assert received == len(data)
         assert turns >= len(data) // (READ_AHEAD + SOCKET_READ) - 1
+
+    run(main())
+
+
+def test_an_answer_that_always_has_more_waiting_ends_at_its_total_time():
+    # each read finds bytes waiting, so no read ever waits: the stream's total time is still
+    # kept, although the consumer waits only between reads (a window busy elsewhere)
+    async def endless(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n")
+        block = b"z" * (256 * 1024)
+        while not writer.is_closing():
+            writer.write(block)
+            await writer.drain()
+
+    async def read_slowly(transport: Transport) -> None:
+        stream = await transport.stream("GET", "/endless")
+        async for _chunk in stream.chunks():
+            await asyncio.sleep(0.02)
+
+    async def main():
+        async with serving(endless) as port:
+            transport = Transport(f"http://127.0.0.1:{port}", bounds=Bounds(stream_total=0.5))
+            try:
+                async with asyncio.timeout(30):  # a failure, not a hang, when it is not kept
+                    with pytest.raises(ApiTimeoutError, match="did not end within 0.5 s"):
+                        await read_slowly(transport)
+            finally:
+                await transport.aclose()
 
     run(main())
