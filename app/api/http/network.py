@@ -164,7 +164,11 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.WriteError(str(reception.failure)) from reception.failure
 
     async def aclose(self) -> None:
-        self._transport.close()
+        # closed at once: a plain close waits until every byte written has left (a server
+        # that reads no more keeps the socket, and the request's body, as long as it likes),
+        # and a TLS one for the server's own close (up to 30 s); what is unsent is not wanted
+        self._transport.close()  # for TLS, its close_notify is written first
+        self._transport.abort()
 
     async def start_tls(
         self,
@@ -179,11 +183,12 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
                     self._transport, self._reception, ssl_context, server_hostname=server_hostname
                 )
         except TimeoutError:
-            self._transport.close()
+            self._transport.abort()
             raise httpcore.ConnectTimeout(f"no TLS handshake in {timeout:g} s") from None
         except OSError as exc:  # ssl.SSLError and a connection reset among them
-            self._transport.close()
-            raise httpcore.ConnectError(str(exc)) from exc
+            self._transport.abort()
+            reason = str(exc) or "the server closed the connection during the TLS handshake"
+            raise httpcore.ConnectError(reason) from exc
         if secured is None:  # the connection closed during the handshake
             raise httpcore.ConnectError("the connection closed during the TLS handshake")
         self._reception.transport = secured
@@ -248,7 +253,7 @@ class AsyncioNetwork(httpcore.AsyncNetworkBackend):
             for option in socket_options or ():
                 sock.setsockopt(*option)
         except OSError as exc:
-            transport.close()
+            transport.abort()
             raise httpcore.ConnectError(str(exc)) from exc
         return AsyncioStream(transport, reception)
 

@@ -361,9 +361,11 @@ class AnswerStream:
                         f"The answer from {self._transport.where()} stopped: nothing came "
                         f"for {bounds.step_timeout:g} s",
                     ) from None
-                except httpx.TransportError as exc:
+                except httpx.TransportError as exc:  # the server was reached: it broke off
                     raise self.call.error(
-                        ApiConnectionError, self._transport.failure(exc)
+                        ApiConnectionError,
+                        f"The answer from {self._transport.where()} broke off: "
+                        f"{describe_transport_error(exc)}",
                     ) from None
                 if piece is None:
                     break

@@ -8,6 +8,7 @@ import contextlib
 import socket
 import ssl
 import struct
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpcore
@@ -339,5 +340,100 @@ def test_an_answer_that_always_has_more_waiting_ends_at_its_total_time():
                         await read_slowly(transport)
             finally:
                 await transport.aclose()
+
+    run(main())
+
+
+def test_a_connection_closed_with_a_request_unsent_ends_at_once():
+    # a server that reads no more would keep the socket, and the body, as long as it liked
+    async def not_reading(_reader, _writer):
+        await asyncio.sleep(30)
+
+    async def main():
+        async with serving(not_reading) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            assert isinstance(stream, AsyncioStream)
+            with pytest.raises(httpcore.WriteTimeout):
+                await stream.write(b"x" * (64 * MiB), timeout=0.1)
+            await stream.aclose()
+            async with asyncio.timeout(10):
+                await stream._reception.arrival()  # the connection is lost: it has ended
+            assert stream.get_extra_info("socket").fileno() == -1
+
+    run(main())
+
+
+def test_a_tls_connection_closed_does_not_wait_for_the_servers_close(tmp_path):
+    bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(20)  # the thread ends even when no client came
+    done = threading.Event()
+
+    def never_closing() -> None:  # a handshake, then nothing read: no close_notify answered
+        accepted, _ = listener.accept()
+        with server_tls.wrap_socket(accepted, server_side=True):
+            done.wait(30)
+
+    server = threading.Thread(target=never_closing)
+    server.start()
+
+    async def main():
+        plain = await AsyncioNetwork().connect_tcp("127.0.0.1", listener.getsockname()[1])
+        client_tls = ssl.create_default_context(cafile=str(bundle))
+        stream = await plain.start_tls(client_tls, "localhost", timeout=10)
+        assert isinstance(stream, AsyncioStream)
+        await stream.aclose()
+        async with asyncio.timeout(10):  # asyncio would wait 30 s for the server's close
+            await stream._reception.arrival()
+
+    try:
+        run(main())
+    finally:
+        done.set()
+        server.join()
+        listener.close()
+
+
+def test_a_server_that_hangs_up_during_the_tls_handshake_is_a_connect_error_saying_so():
+    async def hang_up(_reader, writer):
+        writer.transport.abort()
+
+    async def main():
+        async with serving(hang_up) as port:
+            plain = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            with pytest.raises(httpcore.ConnectError) as raised:
+                await plain.start_tls(ssl.create_default_context(), "localhost", timeout=10)
+        assert str(raised.value)  # asyncio's own reason can be empty: never this one
+
+    run(main())
+
+
+def test_an_answer_that_breaks_off_says_so_not_that_the_server_cannot_be_reached():
+    async def cut_short(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n[{},")
+        await writer.drain()
+        writer.close()
+
+    async def read_all(transport: Transport) -> None:
+        stream = await transport.stream("GET", "/short")
+        async for _chunk in stream.chunks():
+            pass
+
+    async def main():
+        async with serving(cut_short) as port:
+            transport = Transport(f"http://127.0.0.1:{port}")
+            try:
+                with pytest.raises(ApiConnectionError) as raised:
+                    await read_all(transport)
+            finally:
+                await transport.aclose()
+        assert str(raised.value).startswith(
+            f"The answer from http://127.0.0.1:{port} broke off: the server closed the "
+            "connection or broke the HTTP protocol (peer closed connection without sending "
+            "complete message body"
+        )
 
     run(main())
