@@ -41,8 +41,8 @@ class _Reception(asyncio.Protocol):
         self.failure: Exception | None = None  # why the connection was lost, if it broke
         self._reading_paused = False
         self._sending_paused = False
-        self._arrival: asyncio.Future[None] | None = None
-        self._sendable: asyncio.Future[None] | None = None
+        self._arrival = _Wakeup()  # bytes arrived, or the connection ended
+        self._sendable = _Wakeup()  # what was written has left, or the connection ended
 
     # -- asyncio's side
 
@@ -56,47 +56,37 @@ class _Reception(asyncio.Protocol):
             assert self.transport is not None
             self._reading_paused = True
             self.transport.pause_reading()
-        _wake(self._arrival)
+        self._arrival.wake()
 
     def eof_received(self) -> bool:
         self.ended = True
-        _wake(self._arrival)
+        self._arrival.wake()
         return False  # the transport closes: an answer never follows its server's end
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = True
         self.failure = exc
-        _wake(self._arrival)
-        _wake(self._sendable)
+        self._arrival.wake()
+        self._sendable.wake()
 
     def pause_writing(self) -> None:
         self._sending_paused = True
 
     def resume_writing(self) -> None:
         self._sending_paused = False
-        _wake(self._sendable)
+        self._sendable.wake()
 
     # -- the stream's side
 
     async def arrival(self) -> None:
         """Until bytes arrive or the connection ends."""
-        if self.waiting or self.ended:
-            return
-        self._arrival = asyncio.get_running_loop().create_future()
-        try:
-            await self._arrival
-        finally:
-            self._arrival = None
+        if not (self.waiting or self.ended):
+            await self._arrival.wait()
 
     async def sendable(self) -> None:
         """Until what was written has left, but for what the transport holds below its mark."""
-        if not self._sending_paused or self.failure is not None or self.ended:
-            return
-        self._sendable = asyncio.get_running_loop().create_future()
-        try:
-            await self._sendable
-        finally:
-            self._sendable = None
+        if self._sending_paused and self.failure is None and not self.ended:
+            await self._sendable.wait()
 
     def take(self, most: int) -> bytes:
         """Up to ``most`` of the bytes waiting, in the order they came (some must be waiting)."""
@@ -122,9 +112,22 @@ class _Reception(asyncio.Protocol):
         return taken
 
 
-def _wake(future: asyncio.Future[None] | None) -> None:
-    if future is not None and not future.done():
-        future.set_result(None)
+class _Wakeup:
+    """One task waiting, until the protocol wakes it."""
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[None] | None = None
+
+    async def wait(self) -> None:
+        self._future = asyncio.get_running_loop().create_future()
+        try:
+            await self._future
+        finally:
+            self._future = None
+
+    def wake(self) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.set_result(None)
 
 
 class AsyncioStream(httpcore.AsyncNetworkStream):

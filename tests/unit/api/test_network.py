@@ -10,6 +10,7 @@ import ssl
 import struct
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import httpcore
 import pytest
@@ -51,6 +52,15 @@ async def serving(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncI
             writer.transport.abort()
         await server.wait_closed()
         await asyncio.sleep(0)  # the transports' closing callbacks
+
+
+@pytest.fixture
+def tls(tmp_path: Path) -> tuple[Path, ssl.SSLContext]:
+    """A CA's bundle, and a server's TLS context with a certificate it signed for localhost."""
+    bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+    return bundle, server_tls
 
 
 async def read_all(stream: httpcore.AsyncNetworkStream, most: int = SOCKET_READ) -> bytes:
@@ -146,20 +156,6 @@ def test_what_came_before_a_broken_connection_is_read_then_the_break():
     run(main())
 
 
-def test_a_request_that_cannot_leave_in_time_is_a_write_timeout():
-    async def not_reading(reader, _writer):
-        await asyncio.sleep(30)
-
-    async def main():
-        async with serving(not_reading) as port:
-            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
-            with pytest.raises(httpcore.WriteTimeout, match="did not leave in 0.1 s"):
-                await stream.write(b"x" * (64 * MiB), timeout=0.1)  # past every buffer
-            await stream.aclose()
-
-    run(main())
-
-
 def test_an_idle_connection_the_server_ended_is_readable_so_not_used_again():
     ended = asyncio.Event()
 
@@ -203,10 +199,8 @@ def test_a_connection_not_made_in_time_is_a_connect_timeout():
     run(main())
 
 
-def test_tls_to_a_server_whose_ca_is_trusted_carries_the_bytes(tmp_path):
-    bundle, certificate, key = make_server_certificate(tmp_path)
-    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_tls.load_cert_chain(certificate, key)
+def test_tls_to_a_server_whose_ca_is_trusted_carries_the_bytes(tls):
+    bundle, server_tls = tls
 
     async def echo(reader, writer):
         writer.write((await reader.readexactly(4)).upper())
@@ -226,10 +220,8 @@ def test_tls_to_a_server_whose_ca_is_trusted_carries_the_bytes(tmp_path):
     run(main())
 
 
-def test_tls_to_a_server_whose_ca_is_not_trusted_is_refused_and_told_why(tmp_path):
-    _bundle, certificate, key = make_server_certificate(tmp_path)
-    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_tls.load_cert_chain(certificate, key)
+def test_tls_to_a_server_whose_ca_is_not_trusted_is_refused_and_told_why(tls):
+    server_tls = tls[1]
 
     async def answer(reader, writer):
         with contextlib.suppress(ssl.SSLError, ConnectionError):  # the client gave up
@@ -246,10 +238,8 @@ def test_tls_to_a_server_whose_ca_is_not_trusted_is_refused_and_told_why(tmp_pat
     run(main())
 
 
-def test_the_transport_calls_a_tls_server_through_it_and_words_an_untrusted_one(tmp_path):
-    bundle, certificate, key = make_server_certificate(tmp_path)
-    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_tls.load_cert_chain(certificate, key)
+def test_the_transport_calls_a_tls_server_through_it_and_words_an_untrusted_one(tls):
+    bundle, server_tls = tls
 
     async def http(reader, writer):
         try:
@@ -344,7 +334,7 @@ def test_an_answer_that_always_has_more_waiting_ends_at_its_total_time():
     run(main())
 
 
-def test_a_connection_closed_with_a_request_unsent_ends_at_once():
+def test_a_request_that_cannot_leave_in_time_is_a_write_timeout_and_closing_drops_it():
     # a server that reads no more would keep the socket, and the body, as long as it liked
     async def not_reading(_reader, _writer):
         await asyncio.sleep(30)
@@ -353,8 +343,8 @@ def test_a_connection_closed_with_a_request_unsent_ends_at_once():
         async with serving(not_reading) as port:
             stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
             assert isinstance(stream, AsyncioStream)
-            with pytest.raises(httpcore.WriteTimeout):
-                await stream.write(b"x" * (64 * MiB), timeout=0.1)
+            with pytest.raises(httpcore.WriteTimeout, match="did not leave in 0.1 s"):
+                await stream.write(b"x" * (64 * MiB), timeout=0.1)  # past every buffer
             await stream.aclose()
             async with asyncio.timeout(10):
                 await stream._reception.arrival()  # the connection is lost: it has ended
@@ -363,10 +353,8 @@ def test_a_connection_closed_with_a_request_unsent_ends_at_once():
     run(main())
 
 
-def test_a_tls_connection_closed_does_not_wait_for_the_servers_close(tmp_path):
-    bundle, certificate, key = make_server_certificate(tmp_path)
-    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_tls.load_cert_chain(certificate, key)
+def test_a_tls_connection_closed_does_not_wait_for_the_servers_close(tls):
+    bundle, server_tls = tls
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(20)  # the thread ends even when no client came
     done = threading.Event()
