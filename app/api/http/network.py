@@ -133,9 +133,15 @@ class _Wakeup:
 class AsyncioStream(httpcore.AsyncNetworkStream):
     """One connection, as httpcore reads and writes it; failures as httpcore's errors."""
 
-    def __init__(self, transport: asyncio.Transport, reception: _Reception) -> None:
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        reception: _Reception,
+        under: asyncio.Transport | None = None,
+    ) -> None:
         self._transport = transport
         self._reception = reception
+        self._under = under  # under TLS: the plain connection it runs on
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         reception = self._reception
@@ -172,6 +178,11 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         # and a TLS one for the server's own close (up to 30 s); what is unsent is not wanted
         self._transport.close()  # for TLS, its close_notify is written first
         self._transport.abort()
+        if self._under is not None:
+            # a TLS connection the server ended (close_notify) is closed already, and its
+            # abort no longer reaches the connection under it, which held a 16 MiB upload
+            # unsent for as long as the server kept it
+            self._under.abort()
 
     async def start_tls(
         self,
@@ -195,7 +206,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         if secured is None:  # the connection closed during the handshake
             raise httpcore.ConnectError("the connection closed during the TLS handshake")
         self._reception.transport = secured
-        return AsyncioStream(secured, self._reception)
+        return AsyncioStream(secured, self._reception, under=self._transport)
 
     def get_extra_info(self, info: str) -> Any:
         transport = self._transport

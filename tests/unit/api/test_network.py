@@ -9,7 +9,7 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import httpcore
@@ -353,35 +353,63 @@ def test_a_request_that_cannot_leave_in_time_is_a_write_timeout_and_closing_drop
     run(main())
 
 
-def test_a_tls_connection_closed_does_not_wait_for_the_servers_close(tls):
-    bundle, server_tls = tls
+@contextlib.contextmanager
+def holding_tls_server(server_tls: ssl.SSLContext) -> Iterator[int]:
+    """A TLS server that completes a handshake, then reads nothing and answers no close; its
+    port. A blocking one, in a thread: asyncio's would answer a close_notify by itself."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(20)  # the thread ends even when no client came
     done = threading.Event()
 
-    def never_closing() -> None:  # a handshake, then nothing read: no close_notify answered
+    def hold() -> None:
         accepted, _ = listener.accept()
         with server_tls.wrap_socket(accepted, server_side=True):
             done.wait(30)
 
-    server = threading.Thread(target=never_closing)
+    server = threading.Thread(target=hold)
     server.start()
-
-    async def main():
-        plain = await AsyncioNetwork().connect_tcp("127.0.0.1", listener.getsockname()[1])
-        client_tls = ssl.create_default_context(cafile=str(bundle))
-        stream = await plain.start_tls(client_tls, "localhost", timeout=10)
-        assert isinstance(stream, AsyncioStream)
-        await stream.aclose()
-        async with asyncio.timeout(10):  # asyncio would wait 30 s for the server's close
-            await stream._reception.arrival()
-
     try:
-        run(main())
+        yield listener.getsockname()[1]
     finally:
         done.set()
         server.join()
         listener.close()
+
+
+async def tls_stream(port: int, bundle: Path) -> AsyncioStream:
+    plain = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+    client_tls = ssl.create_default_context(cafile=str(bundle))
+    stream = await plain.start_tls(client_tls, "localhost", timeout=10)
+    assert isinstance(stream, AsyncioStream)
+    return stream
+
+
+def test_a_tls_connection_closed_does_not_wait_for_the_servers_close(tls):
+    bundle, server_tls = tls
+
+    async def main(port: int) -> None:
+        stream = await tls_stream(port, bundle)
+        await stream.aclose()
+        async with asyncio.timeout(10):  # asyncio would wait 30 s for the server's close
+            await stream._reception.arrival()
+
+    with holding_tls_server(server_tls) as port:
+        run(main(port))
+
+
+def test_a_tls_connection_the_server_ended_is_closed_with_its_upload_unsent(tls):
+    bundle, server_tls = tls
+
+    async def main(port: int) -> None:
+        stream = await tls_stream(port, bundle)
+        await stream.write(b"x" * (16 * MiB), timeout=10)  # TLS queues it all at once
+        stream._transport.close()  # as asyncio does on the server's close_notify
+        await stream.aclose()
+        async with asyncio.timeout(10):  # else held until the server reads the upload
+            await stream._reception.arrival()
+
+    with holding_tls_server(server_tls) as port:
+        run(main(port))
 
 
 def test_a_server_that_hangs_up_during_the_tls_handshake_is_a_connect_error_saying_so():
