@@ -3,7 +3,7 @@
 httpcore's default network (anyio) stops a socket's reading after every read and starts it
 again before the next wait, with a cancel scope around each read. Under qasync each start makes
 a Qt socket notifier and each stop destroys it: 1,100 of each for a million-row statement, and
-0.2 s of the window's 2.4 (README, "Statements"). Here a connection's socket is read ahead: a
+a tenth of the window's load (README, "Statements"). Here a connection's socket is read ahead: a
 read that finds bytes waiting takes them at once, without waiting or a timer, and the socket's
 reading stops only while ``READ_AHEAD`` bytes wait unread (a server faster than the window
 fills no more than that), to start again once half of them are read. A read that waits
