@@ -27,6 +27,7 @@ import httpx
 
 READ_AHEAD = 1024 * 1024  # bytes received and not yet read, at most (and one socket read more)
 HAPPY_EYEBALLS_DELAY = 0.25  # seconds before the next address is tried alongside (as anyio)
+HANDSHAKE_CUT = "the server closed the connection during the TLS handshake"
 
 
 class _Reception(asyncio.Protocol):
@@ -201,10 +202,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectTimeout(f"no TLS handshake in {timeout:g} s") from None
         except OSError as exc:  # ssl.SSLError and a connection reset among them
             self._transport.abort()
-            reason = str(exc) or "the server closed the connection during the TLS handshake"
-            raise httpcore.ConnectError(reason) from exc
-        if secured is None:  # the connection closed during the handshake
-            raise httpcore.ConnectError("the connection closed during the TLS handshake")
+            raise httpcore.ConnectError(str(exc) or HANDSHAKE_CUT) from exc
+        if secured is None:  # asyncio's word for the same, without an error
+            raise httpcore.ConnectError(HANDSHAKE_CUT)
         self._reception.transport = secured
         return AsyncioStream(secured, self._reception, under=self._transport)
 
