@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -147,6 +148,8 @@ class GuardedH11Protocol(H11Protocol):
     head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
     max_connections = 256  # past this, the longest-idle connection without a request goes
     stall_seconds = 30.0  # a reader that takes nothing of an answer for this long is dropped
+    # told of each connection that ends (a server of several processes counts them)
+    on_closed: Callable[[], None] | None = None
     _head_timer: asyncio.TimerHandle | None = None
     _stall_timer: asyncio.TimerHandle | None = None
     _armed_at = 0.0
@@ -206,6 +209,8 @@ class GuardedH11Protocol(H11Protocol):
             if timer is not None:
                 timer.cancel()
         super().connection_lost(exc)
+        if self.on_closed is not None:
+            self.on_closed()
 
     # the answer's writes wait while the reader's window is full: a reader who stopped
     # taking it would hold the answer (a statement's piece, several MB) for ever

@@ -45,11 +45,13 @@ def guarded_server(
     max_connections: int = GuardedH11Protocol.max_connections,
     stall_seconds: float = GuardedH11Protocol.stall_seconds,
     malformed_title: str = GuardedH11Protocol.malformed_title,
+    on_closed: Callable[[], None] | None = None,
     **config: Any,
 ) -> uvicorn.Server:
     """A uvicorn server of ``app`` whose connections are bounded as given, taking at most twice
     as many requests at once as connections; ``config`` is the rest of uvicorn's settings. The
-    bound keeps within the files the process may open (`connection_bound`)."""
+    bound keeps within the files the process may open (`connection_bound`). ``on_closed`` is
+    told of each connection that ends."""
     max_connections, batch = connection_bound(max_connections)
     protocol = type(
         "BoundedH11Protocol",
@@ -59,6 +61,7 @@ def guarded_server(
             "max_connections": max_connections,
             "stall_seconds": stall_seconds,
             "malformed_title": malformed_title,
+            "on_closed": None if on_closed is None else staticmethod(on_closed),
         },
     )
     settings: dict[str, Any] = {

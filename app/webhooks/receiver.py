@@ -339,7 +339,10 @@ def listening_url(host: str, sock: socket.socket) -> str:
 
 
 def receiver_server(
-    store: EventStore, key: rsa.RSAPublicKey | None, head_seconds: float = HEAD_SECONDS
+    store: EventStore,
+    key: rsa.RSAPublicKey | None,
+    head_seconds: float = HEAD_SECONDS,
+    on_closed: Callable[[], None] | None = None,
 ) -> uvicorn.Server:
     return guarded_server(
         create_app(store, key),
@@ -349,6 +352,7 @@ def receiver_server(
         timeout_graceful_shutdown=GRACE_SECONDS,
         proxy_headers=False,  # nothing here reads the client's address
         malformed_title=_TITLES[400],
+        on_closed=on_closed,
     )
 
 

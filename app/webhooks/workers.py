@@ -1,19 +1,19 @@
 """The receiver in the foreground (``partner-desk webhooks serve``), in one process or in
-several that share its port.
+several on one port.
 
 One process verifies and stores deliveries on one core; a sender's burst is then bounded by
 that core. With ``workers`` above 1 (Linux), the program forks that many minus one copies of
-itself before anything starts a thread; each listens on the same port (SO_REUSEPORT, the
-kernel spreading connections among them), opens the store on its own and commits on its
-own: the database's unique event_id keeps one event stored once, whichever copy took it,
-and each copy answers only after its own commit, as one process does. A copy ends when the
-first process does, however it ends (it watches a pipe whose other end only the first holds),
-and the first waits for its copies before it exits.
+itself before anything starts a thread. The first process alone listens on the port and
+hands each connection to the process with the fewest open (`app.serving.spread`); each copy
+opens the store on its own and commits on its own: the database's unique event_id keeps one
+event stored once, whichever copy took it, and each copy answers only after its own commit,
+as one process does. A copy ends when the first process does, however it ends (its end of
+the socket pair the connections come through closes), and the first waits for its copies
+before it exits.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.serving.runner import serve_unless_stopped
 from app.serving.sockets import bind
+from app.serving.spread import HandedSocket, SpreadingSocket, Tally
 from app.serving.stopping import StopRequest
 from app.webhooks.receiver import listening_url, receiver_server
 from app.webhooks.store import EventStore
@@ -40,8 +41,8 @@ STOP_SECONDS = 10.0  # a copy finishes its answers and ends within this, or it i
 
 
 def default_workers() -> int:
-    """Two processes where the kernel spreads a port's connections and there are two cores
-    to run them on; one elsewhere."""
+    """Two processes on Linux (where connections are handed between processes as
+    `app.serving.spread` does) with two cores to run them on; one elsewhere."""
     if not sys.platform.startswith("linux"):
         return 1
     return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
@@ -59,43 +60,48 @@ def serve_forever(
     """Serve until interrupted; announce the address once connections are accepted. The
     store is opened in each process (a database connection does not survive a fork)."""
     workers = workers if hasattr(os, "fork") and threading.active_count() == 1 else 1
-    sock = bind(host, port, shared=workers > 1)
-    url = listening_url(host, sock)
+    listening = bind(host, port)
+    url = listening_url(host, listening)
     copies: list[int] = []  # each copy's process
     stopping = threading.Event()  # the first process is ending: its copies end with it
     stop = StopRequest()  # the copies inherit it, each its own
     previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
-    held: list[int] = []  # the pipe ends the copies watch, while open
-    # a stop tells the copies at once, so that they end beside this process, not after it
-    stop.also = partial(_tell_copies, held)
+    tally = Tally(workers)
+    # this process's end of each copy's socket pair, by the copy's place in the tally, while
+    # open: a stop closes them at once, so that the copies end beside this process
+    channels: dict[int, socket.socket] = {}
+    stop.also = partial(_tell_copies, channels)
     try:
         for number in range(2, workers + 1):
             if stop.asked:
                 break
             try:
-                pid, pipe = _start_copy(number, host, sock, open_store, key, held, stop)
+                pid, channels[number - 1] = _start_copy(
+                    number, listening, open_store, key, channels, tally, stop
+                )
                 copies.append(pid)
-                held.append(pipe)
             except OSError as exc:  # no process to be had: served by those there are
                 log.warning(
                     "worker %d could not be started (%s): %d serving", number, exc, number - 1
                 )
                 break
         _watch_copies(copies, stopping, stop)  # threads only now: every copy is forked
+        if channels:
+            listening = SpreadingSocket(listening, tally, channels)
         store = open_store()
         try:
             serve_unless_stopped(
                 stop,
-                receiver_server(store, key),
-                sock,
+                receiver_server(store, key, on_closed=partial(tally.closed_one, 0)),
+                listening,
                 lambda: announce(f"Webhook receiver listening on {url}"),
             )
         finally:
             store.close()
     finally:
         stopping.set()
-        sock.close()
-        _stop_copies(copies, held)
+        listening.close()
+        _stop_copies(copies, channels)
         # only now: a second signal while the copies are awaited must not end this process
         # the default way, leaving them behind
         for sign, handler in previous.items():
@@ -104,37 +110,31 @@ def serve_forever(
 
 def _start_copy(
     number: int,
-    host: str,
-    sock: socket.socket,
+    listening: socket.socket,
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
-    earlier: list[int],
+    earlier: dict[int, socket.socket],
+    tally: Tally,
     stop: StopRequest,
-) -> tuple[int, int]:
-    """Fork copy ``number`` on a socket of its own on the same port: its process, and the end
-    of the pipe it watches (closed, it ends)."""
-    own = bind(host, sock.getsockname()[1], shared=True, joining=True)
-    try:
-        watched, held = os.pipe()
-    except OSError:
-        own.close()
-        raise
+) -> tuple[int, socket.socket]:
+    """Fork copy ``number``, served the connections the first process hands it over a
+    socket pair: its process, and this process's end of the pair (closed, the copy ends)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         pid = os.fork()
     except OSError:
-        for descriptor in (watched, held):
-            os.close(descriptor)
-        own.close()
+        ours.close()
+        theirs.close()
         raise
     if pid == 0:  # the copy: it never returns
         code = 1
         try:
             stop.also = None  # the first process's to tell, not this copy's
-            os.close(held)
-            for other in earlier:  # the pipe ends of the copies before it: not its to hold
-                os.close(other)
-            sock.close()
-            _serve_copy(number, own, watched, open_store, key, stop)
+            ours.close()
+            for other in earlier.values():  # the copies' before it: not its to hold
+                other.close()
+            listening.close()
+            _serve_copy(number, theirs, open_store, key, tally, stop)
             code = 0
         except BaseException:
             traceback.print_exc()
@@ -143,42 +143,31 @@ def _start_copy(
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
-    os.close(watched)
-    own.close()
-    return pid, held
+    theirs.close()
+    return pid, ours
 
 
 def _serve_copy(
     number: int,
-    sock: socket.socket,
-    watched: int,
+    channel: socket.socket,
     open_store: Callable[[], EventStore],
     key: rsa.RSAPublicKey | None,
+    tally: Tally,
     stop: StopRequest,
 ) -> None:
     for handler in logging.getLogger().handlers:  # an operator sees which process speaks
         handler.setFormatter(
             logging.Formatter(f"%(asctime)s %(name)s [worker {number}] %(levelname)s %(message)s")
         )
+    closed = partial(tally.closed_one, number - 1)
     store = open_store()
-    server = receiver_server(store, key)
-
-    def started() -> None:
-        loop = asyncio.get_running_loop()
-
-        def watch_first() -> None:
-            # only the first process holds the other end: its end, however it ended, is ours
-            with contextlib.suppress(OSError):
-                while os.read(watched, 4096):
-                    pass
-            with contextlib.suppress(RuntimeError):  # the loop has ended already
-                loop.call_soon_threadsafe(setattr, server, "should_exit", True)
-
-        threading.Thread(target=watch_first, name="first-watch", daemon=True).start()
-
+    server = receiver_server(store, key, on_closed=closed)
+    # the pair's end: the first process ended, however it ended, or was asked to stop
+    handed = HandedSocket(channel, closed, partial(setattr, server, "should_exit", True))
     try:
-        serve_unless_stopped(stop, server, sock, started)
+        serve_unless_stopped(stop, server, handed, lambda: None)
     finally:
+        handed.close()
         store.close()
 
 
@@ -206,17 +195,17 @@ def _watch_copies(copies: list[int], stopping: threading.Event, stop: StopReques
         watcher.start()
 
 
-def _tell_copies(held: list[int]) -> None:
-    """Tell each copy to end: the pipe it watches closes. Each end is closed once (taken off
-    the list first), whether by a signal's handler or by the stop, whichever comes first."""
-    while held:
-        with contextlib.suppress(OSError):
-            os.close(held.pop())
+def _tell_copies(channels: dict[int, socket.socket]) -> None:
+    """Tell each copy to end: its socket pair closes. Each is closed once (taken off first),
+    whether by a signal's handler or by the stop, whichever comes first."""
+    while channels:
+        _number, channel = channels.popitem()
+        channel.close()
 
 
-def _stop_copies(copies: list[int], held: list[int]) -> None:
+def _stop_copies(copies: list[int], channels: dict[int, socket.socket]) -> None:
     """Tell each copy to end, if not told yet, then wait for it, killing one that lingers."""
-    _tell_copies(held)
+    _tell_copies(channels)
     deadline = time.monotonic() + STOP_SECONDS
     for pid in copies:
         with contextlib.suppress(ChildProcessError):

@@ -722,8 +722,8 @@ def test_two_receiver_processes_share_the_port_and_store_each_event_once(store_s
     try:
         (copy,) = psutil.Process(process.pid).children()
         # a type not in the catalogue is said once by each process that took one; each event
-        # is sent twice, each time on a connection of its own, so the kernel spreads them
-        # over both processes
+        # is sent twice, each time on a connection of its own, so the first process hands
+        # them to both processes
         bodies = [event_body(event_type="parcel.arrived", data_id=f"W-{n}") for n in range(40)]
         first = [post(url, body, signed=False) for body in bodies]
         again = [post(url, body, signed=False) for body in bodies]
@@ -753,34 +753,91 @@ def test_the_receivers_copy_ends_when_the_first_process_is_killed(tmp_path):
     assert not copy.is_running()
 
 
+def _peers(of: psutil.Process) -> set[tuple[str, int]]:
+    """The client ends of the process's connections."""
+    return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
+
+
+def _settled_connection(url: str) -> socket.socket:
+    """A keep-alive connection to the receiver, answered once: it is where it stays (the
+    first process hands a connection over before it reads anything of it)."""
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: r\r\n\r\n")
+    answer = b""
+    while not answer.endswith(b'{"result": "ok"}'):
+        received = sock.recv(4096)
+        assert received, answer
+        answer += received
+    assert answer.startswith(b"HTTP/1.1 200 "), answer
+    return sock
+
+
 @contextlib.contextmanager
 def _body_held_back_on_the_first(
     process: subprocess.Popen[str], url: str
 ) -> Iterator[list[socket.socket]]:
     """Connections to a receiver of two processes, the last sending a head and a byte of its
-    body to the first process, then nothing (those the kernel gave the copy are closed);
-    closed at the end, and the receiver killed if it still runs."""
-    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    body to the first process, then nothing (those handed to the copy are closed); closed at
+    the end, and the receiver killed if it still runs."""
     first = psutil.Process(process.pid)
-    (copy,) = first.children()
-
-    def peers(of: psutil.Process) -> set[tuple[str, int]]:
-        return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
-
     held: list[socket.socket] = []
     try:
-        while not held or held[-1].getsockname() not in peers(first):
-            if held and held[-1].getsockname() in peers(copy):
+        while not held or held[-1].getsockname() not in _peers(first):
+            if held:
                 held.pop().close()  # the copy's: it would hold the copy's stop as well
-            sock = socket.create_connection((host, int(port)), timeout=30)
-            held.append(sock)  # the kernel gives it to either process
-            sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
-            eventually(lambda sock=sock: sock.getsockname() in peers(first) | peers(copy))
+            held.append(_settled_connection(url))
+        held[-1].sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
         yield held
     finally:
         for sock in held:
             sock.close()
         killed_if_running(process)
+
+
+def test_two_receiver_processes_take_connections_in_turn_and_one_closed_makes_room(tmp_path):
+    """The first process hands each connection to the process with the fewest open: eight
+    are split four and four (the kernel's hash, SO_REUSEPORT, split 32 as 21/11); once the
+    copy's four are closed, the next four all go to the copy."""
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    first = psutil.Process(process.pid)
+    (copy,) = first.children()
+    held: list[socket.socket] = []
+    try:
+        held += [_settled_connection(url) for _ in range(8)]
+        on_copy = [sock for sock in held if sock.getsockname() in _peers(copy)]
+        assert len(on_copy) == 4
+        assert sum(sock.getsockname() in _peers(first) for sock in held) == 4
+        gone = {sock.getsockname() for sock in on_copy}
+        for sock in on_copy:
+            held.remove(sock)
+            sock.close()
+        eventually(lambda: not gone & _peers(copy), timeout=30)  # the copy closed its ends
+        more = [_settled_connection(url) for _ in range(4)]
+        held += more
+        assert {sock.getsockname() for sock in more} <= _peers(copy)
+    finally:
+        for sock in held:
+            sock.close()
+        process.terminate()
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+
+
+def test_no_other_program_can_join_the_port_of_a_receiver_of_several_processes(tmp_path):
+    """Shared with SO_REUSEPORT, the port could be joined by any program of the same user,
+    which would then take a share of the deliveries; the first process holds it alone."""
+    process, url = _serve(str(tmp_path / "events.db"), "--workers", "2")
+    try:
+        port = int(url.removeprefix("http://").split("/")[0].split(":")[1])
+        with socket.socket() as intruder:
+            intruder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            intruder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            with pytest.raises(OSError, match="Address already in use"):
+                intruder.bind(("127.0.0.1", port))
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
 
 
 def test_a_stop_ends_the_copies_at_once_while_the_first_process_waits(tmp_path):

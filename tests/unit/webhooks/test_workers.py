@@ -19,16 +19,18 @@ def test_a_copy_that_cannot_be_forked_leaves_no_socket_or_pipe_open(monkeypatch)
         raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_process)
-    sock = bind("127.0.0.1", 0, shared=True)
+    sock = bind("127.0.0.1", 0)
     try:
         descriptors = len(os.listdir("/proc/self/fd"))
         with pytest.raises(BlockingIOError):
-            workers._start_copy(2, "127.0.0.1", sock, lambda: None, None, [], workers.StopRequest())
+            workers._start_copy(
+                2, sock, lambda: None, None, {}, workers.Tally(2), workers.StopRequest()
+            )
         assert len(os.listdir("/proc/self/fd")) == descriptors
     finally:
         sock.close()
 
 
-def test_one_worker_where_the_kernel_does_not_spread_a_port(monkeypatch):
+def test_one_worker_where_connections_are_not_handed_between_processes(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     assert workers.default_workers() == 1
