@@ -321,17 +321,22 @@ class PostgresStore:
         host = parts.hostname or "local socket"
         return f"postgresql://{host}{parts.path}"  # never the password
 
-    def _run(self, work: Callable[[Any], T]) -> T:
-        """``work`` on a checked connection, in one transaction. A connection lost before the
-        commit is replaced and the work done once more (every write here may be repeated);
-        a server away, or a statement past its bounds, is StoreUnavailable."""
+    def _run(self, work: Callable[[Any], T], *, alone: bool = False) -> T:
+        """``work`` on a checked connection, in one transaction (unless ``alone``: one
+        statement, its own transaction, without the round trips of BEGIN and COMMIT). A
+        connection lost before the commit is replaced and the work done once more (every
+        write here may be repeated); a server away, or a statement past its bounds, is
+        StoreUnavailable."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
         for attempt in (1, 2):
             try:
-                with self._pool.connection() as db, db.transaction():
-                    return work(db)
+                with self._pool.connection() as db:
+                    if alone:
+                        return work(db)
+                    with db.transaction():
+                        return work(db)
             except PoolTimeout:
                 raise StoreUnavailable(
                     f"the event store at {self.where} cannot be reached"
@@ -355,7 +360,8 @@ class PostgresStore:
 
             return _write_batch(events, run, "%s", "(xmax = 0)")
 
-        return self._run(write)
+        # a batch without an event twice is one statement (`_rounds`): committed by itself
+        return self._run(write, alone=len(_rounds(events)) == 1)
 
     def list(
         self,
