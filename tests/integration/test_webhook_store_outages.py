@@ -6,6 +6,8 @@ sent again it is stored once. The log says the store went away and came back, on
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime as dt
 import json
 import logging
 import threading
@@ -15,9 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
+from app.webhooks.delivery import Event, check
 from app.webhooks.receiver import BackgroundReceiver
 from app.webhooks.signature import load_public_key
-from app.webhooks.store import EventStore, StoreUnavailable, open_store
+from app.webhooks.store import POOL_SIZE, EventStore, StoreUnavailable, open_store
 from tests.conftest import advance, person_body
 from tests.postgres import Postgres
 from tests.webhook_helpers import PUBLIC_PEM, delivery, event_body, eventually
@@ -81,6 +84,25 @@ def test_a_restarted_server_costs_nothing_and_the_receiver_goes_on(
     assert [a.status_code for a in answers] == [200] * 5
     assert {a.json()["result"] for a in answers} == {"stored"}
     assert stored_ids(store) == sorted(b["event_id"] for b in before + after)
+
+
+def _event(body: dict[str, Any]) -> Event:
+    headers, raw = delivery(body)
+    return check({k.lower(): v for k, v in headers.items()}, raw, None, dt.datetime.now(dt.UTC))
+
+
+def test_a_restart_that_broke_every_connection_of_a_full_pool_costs_nothing(
+    store, postgres_server: Postgres
+):
+    """Connections are not checked before use (a round trip a batch): a write that finds
+    its connection broken is made again on another, past every broken one the pool holds."""
+    with contextlib.ExitStack() as held:  # the pool fills up: each held at once
+        for _ in range(POOL_SIZE):
+            held.enter_context(store._pool.connection())
+    postgres_server.restart()  # every one of them is gone
+    events = [_event(event_body()) for _ in range(3)]
+    assert store.add(events) == [True, True, True]
+    assert stored_ids(store) == sorted(event.event_id for event in events)
 
 
 def test_while_the_server_is_away_deliveries_are_refused_503_and_stored_once_sent_again(
