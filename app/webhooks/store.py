@@ -294,7 +294,14 @@ class PostgresStore:
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         self._pool: ConnectionPool[Any] = ConnectionPool(
             url,
-            kwargs={"autocommit": True, "connect_timeout": max(2, int(WAIT_SECONDS))},
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": max(2, int(WAIT_SECONDS)),
+                # a batch's statement prepared at its first use, not its fifth: there is one
+                # for each size of batch, and a burst is over before most were used five times
+                # (psycopg keeps at most 100 prepared a connection, the least used let go)
+                "prepare_threshold": 0,
+            },
             min_size=1,
             max_size=POOL_SIZE,
             open=False,
