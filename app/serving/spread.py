@@ -20,6 +20,9 @@ from collections.abc import Callable
 from typing import Any
 
 HANDED_PER_TURN = 64  # connections handed over in one accept, before the loop turns again
+# connections handed to a copy and not yet taken by it, past which it is handed no more: a
+# copy stopped (SIGSTOP, a debugger) or stuck holds at most these unanswered, not half of all
+IN_FLIGHT_MOST = 64
 _WORD = 8  # a count, as a signed 64-bit integer
 _DESCRIPTOR_SIZE = array.array("i").itemsize  # a file descriptor, as the kernel passes it
 
@@ -29,13 +32,23 @@ class Tally:
     it. Made before the copies are forked, so that all of them share its memory."""
 
     def __init__(self, processes: int) -> None:
-        self._memory = mmap.mmap(-1, _WORD * processes)  # anonymous and shared across a fork
-        self._closed = memoryview(self._memory).cast("q")
+        # anonymous and shared across a fork: each process's closed, then taken, connections
+        self._memory = mmap.mmap(-1, 2 * _WORD * processes)
+        counts = memoryview(self._memory).cast("q")
+        self._closed, self._taken = counts[:processes], counts[processes:]
         self.handed = [0] * processes  # the first process's own reckoning
 
     def closed_one(self, number: int) -> None:
         """Process ``number`` closed a connection (called in that process only)."""
         self._closed[number] += 1
+
+    def taken_one(self, number: int) -> None:
+        """Copy ``number`` took a connection handed to it (called in that copy only)."""
+        self._taken[number] += 1
+
+    def in_flight(self, number: int) -> int:
+        """Connections handed to copy ``number`` that it has not taken yet."""
+        return self.handed[number] - self._taken[number]
 
     def open_in(self, number: int) -> int:
         return self.handed[number] - self._closed[number]
@@ -65,7 +78,8 @@ class SpreadingSocket(socket.socket):
     def accept(self) -> tuple[socket.socket, Any]:
         for _ in range(HANDED_PER_TURN):
             connection, address = super().accept()  # BlockingIOError: none waits
-            number = self.tally.least_busy([0, *self.channels], self._last)
+            ready = [n for n in self.channels if self.tally.in_flight(n) < IN_FLIGHT_MOST]
+            number = self.tally.least_busy([0, *ready], self._last)
             self._last = number
             if number != 0 and self._hand(number, connection):
                 continue
@@ -74,8 +88,8 @@ class SpreadingSocket(socket.socket):
         raise BlockingIOError  # the rest on the loop's next turn, after the answers waiting
 
     def _hand(self, number: int, connection: socket.socket) -> bool:
-        """Whether the connection went to copy ``number``; if not (the copy gone, or too
-        far behind to take it), it is served here."""
+        """Whether the connection went to copy ``number``; if not (the copy gone, or its
+        pair full), it is served here."""
         channel = self.channels.get(number)
         if channel is None:
             return False
@@ -99,14 +113,20 @@ class SpreadingSocket(socket.socket):
 
 class HandedSocket(socket.socket):
     """A copy's end of its socket pair, as asyncio accepts on it: each accept takes a
-    connection the first process handed over. The pair's end (the first process ended,
-    however it ended, or was asked to stop) calls ``ended``."""
+    connection the first process handed over (and tells ``taken``). The pair's end (the
+    first process ended, however it ended, or was asked to stop) calls ``ended``."""
 
     def __init__(
-        self, channel: socket.socket, closed: Callable[[], None], ended: Callable[[], None]
+        self,
+        channel: socket.socket,
+        *,
+        taken: Callable[[], None],
+        closed: Callable[[], None],
+        ended: Callable[[], None],
     ) -> None:
         super().__init__(channel.family, channel.type, channel.proto, channel.detach())
         self.setblocking(False)
+        self._taken = taken
         self._closed = closed
         self._ended = ended
 
@@ -127,6 +147,7 @@ class HandedSocket(socket.socket):
             asyncio.get_running_loop().remove_reader(self.fileno())  # readable for ever now
             self._ended()
             raise ConnectionAbortedError("the first process ended")
+        self._taken()
         if not descriptors:  # out of files here: the kernel closed it; it counts as closed
             self._closed()
             raise ConnectionAbortedError("a connection handed over was lost")

@@ -163,7 +163,12 @@ def _serve_copy(
     store = open_store()
     server = receiver_server(store, key, on_closed=closed)
     # the pair's end: the first process ended, however it ended, or was asked to stop
-    handed = HandedSocket(channel, closed, partial(setattr, server, "should_exit", True))
+    handed = HandedSocket(
+        channel,
+        taken=partial(tally.taken_one, number - 1),
+        closed=closed,
+        ended=partial(setattr, server, "should_exit", True),
+    )
     try:
         serve_unless_stopped(stop, server, handed, lambda: None)
     finally:

@@ -758,12 +758,14 @@ def _peers(of: psutil.Process) -> set[tuple[str, int]]:
     return {tuple(c.raddr) for c in of.net_connections() if c.raddr}
 
 
-def _settled_connection(url: str) -> socket.socket:
+def _settled_connection(url: str, then: bytes = b"") -> socket.socket:
     """A keep-alive connection to the receiver, answered once: it is where it stays (the
-    first process hands a connection over before it reads anything of it)."""
+    first process hands a connection over before it reads anything of it). ``then``, sent
+    in the same write, is read by the server before the answer has left it (h11 reads what
+    follows an answered request as soon as the answer is complete)."""
     host, port = url.removeprefix("http://").split("/")[0].split(":")
     sock = socket.create_connection((host, int(port)), timeout=30)
-    sock.sendall(b"GET /health HTTP/1.1\r\nHost: r\r\n\r\n")
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: r\r\n\r\n" + then)
     answer = b""
     while not answer.endswith(b'{"result": "ok"}'):
         received = sock.recv(4096)
@@ -786,8 +788,10 @@ def _body_held_back_on_the_first(
         while not held or held[-1].getsockname() not in _peers(first):
             if held:
                 held.pop().close()  # the copy's: it would hold the copy's stop as well
-            held.append(_settled_connection(url))
-        held[-1].sendall(b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{")
+            # the head read before the stop can come: a connection whose request is not read
+            # yet is closed at once by a stop, not waited for
+            head = b"POST /webhooks HTTP/1.1\r\nHost: r\r\nContent-Length: 100\r\n\r\n{"
+            held.append(_settled_connection(url, then=head))
         yield held
     finally:
         for sock in held:

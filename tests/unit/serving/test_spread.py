@@ -8,11 +8,12 @@ import socket
 import struct
 import sys
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
 from app.serving.sockets import bind
-from app.serving.spread import HandedSocket, SpreadingSocket, Tally
+from app.serving.spread import IN_FLIGHT_MOST, HandedSocket, SpreadingSocket, Tally
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux flags")
 
@@ -32,7 +33,12 @@ def spread() -> Iterator[tuple[SpreadingSocket, HandedSocket, list[int]]]:
     tally = Tally(2)
     closed: list[int] = []
     spreading = SpreadingSocket(bind("127.0.0.1", 0), tally, {1: pair[0]})
-    handed = HandedSocket(pair[1], lambda: closed.append(1), lambda: None)
+    handed = HandedSocket(
+        pair[1],
+        taken=partial(tally.taken_one, 1),
+        closed=lambda: closed.append(1),
+        ended=lambda: None,
+    )
     yield spreading, handed, closed
     spreading.close()
     handed.close()
@@ -141,7 +147,9 @@ def test_a_connection_reset_on_its_way_counts_as_closed_in_the_copy(spread, clie
 def test_the_first_process_ending_tells_the_copy_once_and_stops_its_reading():
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ended: list[int] = []
-    handed = HandedSocket(theirs, lambda: None, lambda: ended.append(1))
+    handed = HandedSocket(
+        theirs, taken=lambda: None, closed=lambda: None, ended=lambda: ended.append(1)
+    )
 
     async def serve_until_ended() -> None:
         loop = asyncio.get_running_loop()
@@ -155,3 +163,24 @@ def test_the_first_process_ending_tells_the_copy_once_and_stops_its_reading():
 
     asyncio.run(serve_until_ended())
     assert ended == [1]
+
+
+def test_a_copy_that_takes_nothing_is_handed_no_more_than_a_bound(spread, clients):
+    """A copy stopped (SIGSTOP) or stuck, its pair far from full: once IN_FLIGHT_MOST wait
+    for it, the first process serves every connection that follows; once it takes them,
+    it is handed its share again."""
+    spreading, handed, _closed = spread
+    _connect(spreading, clients, 2 * IN_FLIGHT_MOST + 20)
+    kept = _accepted_here(spreading)
+    taken: list[socket.socket] = []
+    try:
+        assert len(kept) == IN_FLIGHT_MOST + 20
+        taken += _taken_by_copy(handed)
+        assert len(taken) == IN_FLIGHT_MOST
+        _connect(spreading, clients, 2)  # the copy has fewer open: both go there
+        assert _accepted_here(spreading) == []
+        taken += _taken_by_copy(handed)
+        assert len(taken) == IN_FLIGHT_MOST + 2
+    finally:
+        for sock in [*kept, *taken]:
+            sock.close()
