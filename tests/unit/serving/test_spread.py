@@ -50,23 +50,15 @@ def _connect(spreading: socket.socket, clients: list[socket.socket], count: int)
         clients.append(socket.create_connection(spreading.getsockname(), timeout=10))
 
 
-def _accepted_here(spreading: SpreadingSocket) -> list[socket.socket]:
-    """Every connection the first process keeps of those waiting (the others handed)."""
-    kept = []
+def _drained(listening: socket.socket) -> list[socket.socket]:
+    """Every connection an accept gives until none waits: those the first process keeps (the
+    others handed), or those a copy takes."""
+    accepted = []
     while True:
         try:
-            kept.append(spreading.accept()[0])
+            accepted.append(listening.accept()[0])
         except BlockingIOError:
-            return kept
-
-
-def _taken_by_copy(handed: HandedSocket) -> list[socket.socket]:
-    taken = []
-    while True:
-        try:
-            taken.append(handed.accept()[0])
-        except BlockingIOError:
-            return taken
+            return accepted
 
 
 def _ends(socks: list[socket.socket]) -> set[object]:
@@ -76,7 +68,7 @@ def _ends(socks: list[socket.socket]) -> set[object]:
 def test_connections_go_in_turn_to_the_process_with_the_fewest_open(spread, clients):
     spreading, handed, _closed = spread
     _connect(spreading, clients, 6)
-    kept, taken = _accepted_here(spreading), _taken_by_copy(handed)
+    kept, taken = _drained(spreading), _drained(handed)
     try:
         assert len(kept) == len(taken) == 3
         # every client is served, once, by one process or the other
@@ -89,8 +81,8 @@ def test_connections_go_in_turn_to_the_process_with_the_fewest_open(spread, clie
             spreading.tally.closed_one(1)
             sock.close()
         _connect(spreading, clients, 2)
-        assert _accepted_here(spreading) == []
-        more = _taken_by_copy(handed)
+        assert _drained(spreading) == []
+        more = _drained(handed)
         assert len(more) == 2
     finally:
         for sock in [*kept, *taken, *more]:
@@ -101,7 +93,7 @@ def test_a_copy_that_ended_is_handed_nothing_and_nothing_is_lost(spread, clients
     spreading, handed, _closed = spread
     handed.close()
     _connect(spreading, clients, 3)
-    kept = _accepted_here(spreading)
+    kept = _drained(spreading)
     try:
         assert _ends(kept) == {client.getsockname() for client in clients}
         assert spreading.channels == {}
@@ -116,8 +108,8 @@ def test_a_copy_too_far_behind_leaves_connections_here_and_none_is_lost(spread, 
     spreading, handed, _closed = spread
     spreading.channels[1].setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)  # the least
     _connect(spreading, clients, 40)
-    kept = _accepted_here(spreading)
-    taken = _taken_by_copy(handed)
+    kept = _drained(spreading)
+    taken = _drained(handed)
     try:
         assert len(kept) > len(taken) > 0
         assert _ends(kept) | _ends(taken) == {client.getsockname() for client in clients}
@@ -130,7 +122,7 @@ def test_a_copy_too_far_behind_leaves_connections_here_and_none_is_lost(spread, 
 def test_a_connection_reset_on_its_way_counts_as_closed_in_the_copy(spread, clients):
     spreading, handed, closed = spread
     _connect(spreading, clients, 2)
-    kept = _accepted_here(spreading)  # one here, one on its way to the copy
+    kept = _drained(spreading)  # one here, one on its way to the copy
     (on_its_way,) = [c for c in clients if c.getsockname() not in _ends(kept)]
     on_its_way.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     try:
@@ -171,15 +163,15 @@ def test_a_copy_that_takes_nothing_is_handed_no_more_than_a_bound(spread, client
     it is handed its share again."""
     spreading, handed, _closed = spread
     _connect(spreading, clients, 2 * IN_FLIGHT_MOST + 20)
-    kept = _accepted_here(spreading)
+    kept = _drained(spreading)
     taken: list[socket.socket] = []
     try:
         assert len(kept) == IN_FLIGHT_MOST + 20
-        taken += _taken_by_copy(handed)
+        taken += _drained(handed)
         assert len(taken) == IN_FLIGHT_MOST
         _connect(spreading, clients, 2)  # the copy has fewer open: both go there
-        assert _accepted_here(spreading) == []
-        taken += _taken_by_copy(handed)
+        assert _drained(spreading) == []
+        taken += _drained(handed)
         assert len(taken) == IN_FLIGHT_MOST + 2
     finally:
         for sock in [*kept, *taken]:
