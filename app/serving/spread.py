@@ -104,7 +104,9 @@ class SpreadingSocket(socket.socket):
         except BlockingIOError:
             return False
         except OSError:  # the copy ended: none is handed to it again
-            self.channels.pop(number, None)
+            ended = self.channels.pop(number, None)
+            if ended is not None:
+                ended.close()
             return False
         self.tally.handed[number] += 1
         connection.close()  # the copy holds it now

@@ -330,9 +330,10 @@ class PostgresStore:
         host = parts.hostname or "local socket"
         return f"postgresql://{host}{parts.path}"  # never the password
 
-    def _run(self, work: Callable[[Any], T], *, alone: bool = False) -> T:
-        """``work`` on a connection of the pool, in one transaction (unless ``alone``: one
-        statement, its own transaction, without the round trips of BEGIN and COMMIT). A
+    def _run(self, work: Callable[[Any], T], *, several: bool = False) -> T:
+        """``work`` on a connection of the pool: one statement, its own transaction, or with
+        ``several`` statements, one transaction around them (BEGIN and COMMIT are a round
+        trip each, paid only where statements must stand or fall together). A
         connection found broken, or lost before the commit, is replaced and the work done
         again on another (every write here may be repeated), as many times as the pool may
         hold connections broken at once (a restarted server ends them all); a server away,
@@ -344,7 +345,7 @@ class PostgresStore:
         for attempt in range(1, last + 1):
             try:
                 with self._pool.connection() as db:
-                    if alone:
+                    if not several:
                         return work(db)
                     with db.transaction():
                         return work(db)
@@ -371,8 +372,8 @@ class PostgresStore:
 
             return _write_batch(events, run, "%s", "(xmax = 0)")
 
-        # a batch without an event twice is one statement (`_rounds`): committed by itself
-        return self._run(write, alone=len(_rounds(events)) == 1)
+        # a batch with an event twice is a statement a round (`_rounds`)
+        return self._run(write, several=len(_rounds(events)) > 1)
 
     def list(
         self,
