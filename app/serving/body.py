@@ -32,6 +32,14 @@ class BodyBudget:
         self.held = 0
 
 
+def too_large(cap: int) -> str:
+    return f"The body is larger than {cap // 1024:,} KiB"
+
+
+def too_slow(seconds: float) -> str:
+    return f"The body did not arrive within {seconds:g} s"
+
+
 async def read_body(
     receive: Receive, declared: str, cap: int, seconds: float, budget: BodyBudget | None = None
 ) -> bytes:
@@ -39,9 +47,8 @@ async def read_body(
     past ``cap`` bytes without reading the rest, when it does not arrive whole within
     ``seconds`` (a slow or stalled body is not waited for), and when it would take the
     ``budget`` past its most."""
-    too_large = f"The body is larger than {cap // 1024:,} KiB"
     if declared.isdigit() and int(declared) > cap:
-        raise BodyRefused(too_large)
+        raise BodyRefused(too_large(cap))
     parts: list[bytes] = []
     size = counted = 0
     try:
@@ -53,7 +60,7 @@ async def read_body(
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > cap:
-                    raise BodyRefused(too_large)
+                    raise BodyRefused(too_large(cap))
                 if budget is not None and size > budget.free:
                     more = size - budget.free - counted
                     if budget.held + more > budget.most:
@@ -67,7 +74,7 @@ async def read_body(
                 if not message.get("more_body", False):
                     break
     except TimeoutError:
-        raise BodyRefused(f"The body did not arrive within {seconds:g} s") from None
+        raise BodyRefused(too_slow(seconds)) from None
     finally:
         if budget is not None:
             budget.held -= counted  # whole or refused, it no longer arrives

@@ -34,7 +34,8 @@ class _StrictConnection(h11.Connection):
         event = super().next_event()
         if type(event) is h11.Request:
             self.method = event.method
-            names = {name for name, _value in event.headers}
+            # raw items: a list; the headers themselves are read an item a Python call
+            names = {name.lower() for name, _value in event.headers.raw_items()}
             if b"content-length" in names and b"transfer-encoding" in names:
                 self.unreadable_because = (
                     "Content-Length and Transfer-Encoding are both given; give one"
@@ -191,15 +192,31 @@ class GuardedH11Protocol(H11Protocol):
         it: closed now (uvicorn's way), the answer was dropped, though the request was
         carried out. Otherwise it closes now, with what the transport holds sent first."""
         self.joined.flush()
-        cycle = self.cycle
-        if cycle is not None and not cycle.response_complete and self.conn.their_state == h11.DONE:
+        if self.answering() and self.conn.their_state == h11.DONE:
             self._client_finished = True
             return True
         return False
 
+    def answering(self) -> bool:
+        """An answer is being made to the request under way."""
+        cycle = self.cycle
+        return cycle is not None and not cycle.response_complete
+
+    def abandon_answer(self) -> bool:
+        """The request under way is ended as if its client had gone: its answer, when it
+        comes, is dropped. Whether part of that answer was written already."""
+        cycle = self.cycle
+        cycle.disconnected = True
+        cycle.message_event.set()
+        return cycle.response_started
+
+    def close_after_answer(self) -> None:
+        """The connection ends once the answer under way is written."""
+        self.cycle.keep_alive = False
+
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if self._client_finished and self.cycle.response_complete:  # no request follows
+        if self._client_finished and not self.answering():  # no request follows
             self.transport.close()
             return
         self._arm()
@@ -249,11 +266,8 @@ class GuardedH11Protocol(H11Protocol):
         A request under way on it (its head was read, then its body was garbled) is ended
         as if the client had gone: its app's answer, when it comes, is dropped — written
         after this one, it raised in h11 and was logged with a traceback each time."""
-        cycle = self.cycle
-        if cycle is not None and not cycle.response_complete:
-            cycle.disconnected = True
-            cycle.message_event.set()
-            if cycle.response_started:  # an answer half written: nothing can follow it
+        if self.answering():
+            if self.abandon_answer():  # an answer half written: nothing can follow it
                 self._close()
                 return
         elif self.conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
@@ -288,8 +302,11 @@ class GuardedH11Protocol(H11Protocol):
         """A stop's grace is not waited out for a reader who stopped taking its answer."""
         if self._stall_timer is not None:
             self._close()
+        elif self.answering():
+            self.close_after_answer()
         else:
-            super().shutdown()
+            self.conn.send(h11.ConnectionClosed())
+            self.transport.close()
 
     def _close(self) -> None:
         """Dropped at once, with what was still to be written to it: a graceful close waits

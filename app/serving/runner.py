@@ -41,6 +41,7 @@ MIN_CONNECTIONS = 16  # however few files may be opened: a client's pool needs s
 def guarded_server(
     app: Any,
     *,
+    protocol: type[GuardedH11Protocol] = GuardedH11Protocol,
     head_seconds: float = GuardedH11Protocol.head_seconds,
     max_connections: int = GuardedH11Protocol.max_connections,
     stall_seconds: float = GuardedH11Protocol.stall_seconds,
@@ -51,11 +52,12 @@ def guarded_server(
     """A uvicorn server of ``app`` whose connections are bounded as given, taking at most twice
     as many requests at once as connections; ``config`` is the rest of uvicorn's settings. The
     bound keeps within the files the process may open (`connection_bound`). ``on_closed`` is
-    told of each connection that ends."""
+    told of each connection that ends; ``protocol``: the connection's class, the guard's own
+    or one made from it."""
     max_connections, batch = connection_bound(max_connections)
-    protocol = type(
+    bounded = type(
         "BoundedH11Protocol",
-        (GuardedH11Protocol,),
+        (protocol,),
         {
             "head_seconds": head_seconds,
             "max_connections": max_connections,
@@ -72,7 +74,7 @@ def guarded_server(
     }
     settings.update(config)
     server = uvicorn.Server(
-        uvicorn.Config(app, http=protocol, limit_concurrency=2 * max_connections, **settings)
+        uvicorn.Config(app, http=bounded, limit_concurrency=2 * max_connections, **settings)
     )
     # after uvicorn's Config, which configures its loggers
     uvicorn_log = logging.getLogger("uvicorn.error")

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import logging
 import socket
 import time
-import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -24,9 +22,11 @@ import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.core import webhooks as wh
-from app.serving.body import BodyRefused, Receive, read_body
+from app.serving.body import Receive, too_large
 from app.serving.runner import BackgroundServer, guarded_server
 from app.serving.sockets import bind
+from app.webhooks.answers import TITLES, Answer, refusal
+from app.webhooks.connection import protocol_of
 from app.webhooks.delivery import KEPT_HEADERS, Event, Rejected, check
 from app.webhooks.store import EventStore, StoreUnavailable
 
@@ -60,13 +60,12 @@ class Writer:
         self._waiting: list[tuple[Event, asyncio.Future[bool]]] = []
         self._writing: asyncio.Task[None] | None = None
 
-    async def add(self, event: Event) -> bool:
-        loop = asyncio.get_running_loop()
-        outcome: asyncio.Future[bool] = loop.create_future()
+    def put(self, event: Event, outcome: asyncio.Future[bool]) -> None:
+        """``event`` committed with the next batch; ``outcome`` then says whether it was new,
+        or holds what kept it from being stored."""
         self._waiting.append((event, outcome))
         if self._writing is None:
-            self._writing = loop.create_task(self._write())
-        return await outcome
+            self._writing = asyncio.get_running_loop().create_task(self._write())
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
@@ -173,39 +172,13 @@ def _settle(outcome: asyncio.Future[bool], result: Any) -> None:
         outcome.set_result(bool(result))
 
 
-_TITLES = {400: "Invalid delivery", 401: "Unauthorized", 503: "Store unavailable"}
-
-
-class Answer:
-    """One JSON answer, sent through ASGI with its length."""
-
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
-        self.status = status
-        self.body = json.dumps(body).encode()
-        self.headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(self.body)).encode()),
-            *((name.encode(), value.encode()) for name, value in (headers or {}).items()),
-        ]
-
-    async def send(self, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status, "headers": self.headers})
-        await send({"type": "http.response.body", "body": self.body})
-
-
-def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -> Answer:
-    title = _TITLES.get(status, "Error")
-    body = {"failure_message": message, "detail": {"error_id": str(uuid.uuid4()), "title": title}}
-    return Answer(status, body, headers)
-
-
-def _headers(scope: dict[str, Any]) -> dict[str, str]:
-    """The request's headers by lower-case name (ASGI gives them lower case already). A
+def _headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The request's headers by lower-case name (``raw``: as sent, h11's raw items). A
     header the delivery's checks read, given twice, is refused: which one counts would be a
     guess (a valid signature beside a wrong one)."""
     headers: dict[str, str] = {}
-    for raw_name, raw_value in scope["headers"]:
-        name = raw_name.decode("latin-1")
+    for raw_name, raw_value in raw:
+        name = raw_name.lower().decode("latin-1")
         if name in headers and name in KEPT_HEADERS:
             raise Rejected(400, f"{_title(name)}: is given more than once")
         headers[name] = raw_value.decode("latin-1")
@@ -218,15 +191,73 @@ def _title(name: str) -> str:
 
 
 class ReceiverApp:
-    """The receiver as a plain ASGI app: POST /webhooks and GET /health, every other path
-    or method answered 404 or 405 in the error shape. No framework sits between the
-    connection and the checks (a framework's routing cost a third of a delivery's time)."""
+    """The receiver: POST /webhooks and GET /health, every other path or method answered 404
+    or 405 in the error shape. Its connections (`app.webhooks.connection`) read each request
+    and ask it for the answer; as an ASGI app it only opens the store's writer at the
+    server's start and closes it at its stop."""
 
     def __init__(self, store: EventStore, key: rsa.RSAPublicKey | None) -> None:
         self.store = store
         self.key = key
         self.writer: Writer | None = None
         self._unlisted_said: set[str] = set()  # the types not in the catalogue said so far
+
+    def answer_at_once(self, method: str, path: str) -> Answer | None:
+        """The answer to a request known from its head; None for a delivery."""
+        if path == PATH:
+            if method == "POST":
+                return None
+            return refusal(405, f"{method} is not allowed on {path}", {"Allow": "POST"})
+        if path == "/health":
+            if method in ("GET", "HEAD"):
+                return Answer(200, {"result": "ok"})
+            return refusal(405, f"{method} is not allowed on {path}", {"Allow": "GET, HEAD"})
+        return refusal(404, f"Deliveries are POSTed to {PATH}")
+
+    def opening(self, raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str] | Answer:
+        """A delivery's headers, or its refusal before its body is read."""
+        try:
+            headers = _headers(raw_headers)
+        except Rejected as refused:
+            return refusal(refused.status, refused.reason)
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > wh.BODY_MAX:
+            return refusal(400, too_large(wh.BODY_MAX))
+        return headers
+
+    def checked(self, headers: dict[str, str], raw: bytes) -> Event | Answer:
+        """The delivery as an event to store, or its refusal."""
+        try:
+            return check(headers, raw, self.key, dt.datetime.now(dt.UTC))
+        except Rejected as refused:
+            return refusal(refused.status, refused.reason)
+
+    def put(self, event: Event, outcome: asyncio.Future[bool]) -> None:
+        assert self.writer is not None  # opened at the server's start
+        self.writer.put(event, outcome)
+
+    def told(self, event: Event | None, outcome: asyncio.Future[bool]) -> Answer:
+        """What the sender of a delivery is told once its commit ended; a 503 that asks for it
+        again when a stop's grace ran out first (nothing acknowledged, no traceback)."""
+        if outcome.cancelled() or event is None:
+            return refusal(
+                503,
+                "The receiver is stopping; send the event again later",
+                {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        failure = outcome.exception()
+        if isinstance(failure, StoreUnavailable):
+            return refusal(
+                503,
+                "The event store is unavailable; send the event again later",
+                {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        if failure is not None:
+            return refusal(500, "The event could not be stored; send it again")
+        if not event.known_type:
+            self._say_unlisted(event.event_type)
+        result = "stored" if outcome.result() else "duplicate"
+        return Answer(200, {"result": result, "event_id": event.event_id})
 
     def _say_unlisted(self, event_type: str) -> None:
         """Each type not in the catalogue is said once, the first UNLISTED_SAID of them: a
@@ -248,67 +279,6 @@ class ReceiverApp:
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        path, method = scope["path"], scope["method"]
-        if path == PATH:
-            answer = (
-                await self._cut_short_at_a_stop(self._deliver(scope, receive))
-                if method == "POST"
-                else _refusal(405, f"{method} is not allowed on {path}", {"Allow": "POST"})
-            )
-        elif path == "/health":
-            answer = (
-                Answer(200, {"result": "ok"})
-                if method in ("GET", "HEAD")
-                else _refusal(405, f"{method} is not allowed on {path}", {"Allow": "GET, HEAD"})
-            )
-        else:
-            answer = _refusal(404, f"Deliveries are POSTed to {PATH}")
-        await answer.send(send)
-
-    @staticmethod
-    async def _cut_short_at_a_stop(delivering: Awaitable[Answer]) -> Answer:
-        """The delivery's answer; when a stop's grace runs out first (uvicorn cancels what is
-        under way), a 503 that asks for it again: not acknowledged, and no traceback logged
-        for each one cut."""
-        try:
-            return await delivering
-        except asyncio.CancelledError:
-            return _refusal(
-                503,
-                "The receiver is stopping; send the event again later",
-                {"Retry-After": str(RETRY_AFTER_SECONDS)},
-            )
-
-    async def _deliver(self, scope: dict[str, Any], receive: Receive) -> Answer:
-        assert self.writer is not None
-        try:
-            headers = _headers(scope)
-            try:
-                raw = await read_body(
-                    receive, headers.get("content-length", ""), wh.BODY_MAX, BODY_SECONDS
-                )
-            except BodyRefused as refused:
-                raise Rejected(400, str(refused)) from None
-            event = check(headers, raw, self.key, dt.datetime.now(dt.UTC))
-        except Rejected as refused:
-            return _refusal(refused.status, refused.reason)
-        try:
-            stored = await self.writer.add(event)
-        except StoreUnavailable:
-            return _refusal(
-                503,
-                "The event store is unavailable; send the event again later",
-                {"Retry-After": str(RETRY_AFTER_SECONDS)},
-            )
-        except Exception:
-            return _refusal(500, "The event could not be stored; send it again")
-        if not event.known_type:
-            self._say_unlisted(event.event_type)
-        result = "stored" if stored else "duplicate"
-        return Answer(200, {"result": result, "event_id": event.event_id})
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -344,14 +314,15 @@ def receiver_server(
     head_seconds: float = HEAD_SECONDS,
     on_closed: Callable[[], None] | None = None,
 ) -> uvicorn.Server:
+    app = create_app(store, key)
     return guarded_server(
-        create_app(store, key),
+        app,
+        protocol=protocol_of(app, BODY_SECONDS),
         head_seconds=head_seconds,
         max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
         timeout_graceful_shutdown=GRACE_SECONDS,
-        proxy_headers=False,  # nothing here reads the client's address
-        malformed_title=_TITLES[400],
+        malformed_title=TITLES[400],
         on_closed=on_closed,
     )
 

@@ -169,7 +169,11 @@ def test_a_surrogate_in_a_batch_never_takes_the_others_down():
     events = [event("ok-1"), event("bad"), event("ok-2")]
 
     async def send_all():
-        return await asyncio.gather(*(writer.add(e) for e in events), return_exceptions=True)
+        loop = asyncio.get_running_loop()
+        told = [loop.create_future() for _ in events]
+        for each, outcome in zip(events, told, strict=True):
+            writer.put(each, outcome)
+        return await asyncio.gather(*told, return_exceptions=True)
 
     results = asyncio.run(send_all())
     writer.close()

@@ -53,8 +53,10 @@ class Clock:
 
 
 async def outcome(writer: Writer) -> bool | BaseException:
+    told: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+    writer.put(event(), told)
     try:
-        return await writer.add(event())
+        return await told
     except StoreUnavailable as exc:
         return exc
 
