@@ -11,7 +11,8 @@ the lifespan that opens and closes the store's writer)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 import h11
@@ -21,12 +22,23 @@ from app.core import webhooks as wh
 from app.serving.body import too_large, too_slow
 from app.serving.guard import GuardedH11Protocol
 from app.webhooks.answers import Answer, refusal
-
-if TYPE_CHECKING:
-    from app.webhooks.delivery import Event
-    from app.webhooks.receiver import ReceiverApp
+from app.webhooks.delivery import Event
 
 UNREADABLE = "Invalid HTTP request received."  # uvicorn's words, said briefly (app.serving)
+
+
+class Receiving(Protocol):
+    """What a connection asks of its receiver (`app.webhooks.receiver.ReceiverApp`)."""
+
+    def answer_at_once(self, method: str, path: str) -> Answer | None: ...
+
+    def opening(self, raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str] | Answer: ...
+
+    def checked(self, headers: dict[str, str], raw: bytes) -> Event | Answer: ...
+
+    def put(self, event: Event, outcome: asyncio.Future[bool]) -> None: ...
+
+    def told(self, event: Event | None, outcome: asyncio.Future[bool]) -> Answer: ...
 
 
 class _Delivery:
@@ -45,7 +57,7 @@ class _Delivery:
 
 
 class ReceiverProtocol(GuardedH11Protocol):
-    receiver: ReceiverApp  # set by `app.webhooks.receiver.receiver_server`
+    receiver: Receiving  # set by `app.webhooks.receiver.receiver_server`
     body_seconds = 10.0  # a delivery's body arrives within this, or it is refused
     _delivery: _Delivery | None = None
     _due: Answer | None = None  # an answer known, written once what arrived is read
@@ -232,7 +244,7 @@ class ReceiverProtocol(GuardedH11Protocol):
         super().connection_lost(exc)
 
 
-def protocol_of(receiver: ReceiverApp, body_seconds: float) -> type[ReceiverProtocol]:
+def protocol_of(receiver: Receiving, body_seconds: float) -> type[ReceiverProtocol]:
     """The connection class of one receiver."""
     values: dict[str, Any] = {"receiver": receiver, "body_seconds": body_seconds}
     return type("ReceiverConnection", (ReceiverProtocol,), values)
