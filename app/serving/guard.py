@@ -86,6 +86,11 @@ class JoinedWrites(asyncio.Transport):
         if held and not self.transport.is_closing():
             self.transport.write(held)
 
+    def write_whole(self, data: bytes) -> None:
+        """A whole answer, sent at once (after what is held): nothing is to join it."""
+        self.flush()
+        self.transport.write(data)
+
     def _flush_later(self) -> None:
         self._flushing = False
         self.flush()

@@ -212,8 +212,7 @@ class ReceiverProtocol(GuardedH11Protocol):
         if conn.method != b"HEAD":
             data += conn.send(h11.Data(data=answer.body)) or b""
         data += conn.send(h11.EndOfMessage()) or b""
-        self.joined.write(data)
-        self.joined.flush()
+        self.joined.write_whole(data)
         if conn.our_state is h11.MUST_CLOSE or self._ending:
             conn.send(h11.ConnectionClosed())
             self.transport.close()

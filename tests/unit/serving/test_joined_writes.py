@@ -77,6 +77,24 @@ def test_a_write_alone_leaves_at_the_next_turn_and_writes_keep_their_order():
     assert after == [b"head", b"ab", b"c", b"x" * JOIN_BYTES]
 
 
+def test_a_whole_answer_leaves_at_once_after_what_is_held():
+    async def writes() -> tuple[list[bytes], list[bytes]]:
+        real = Recorded()
+        joined = JoinedWrites(real)
+        joined.write(b"HTTP/1.1 100 Continue\r\n\r\n")  # held for the turn
+        joined.write_whole(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+        at_once = list(real.sent)
+        await a_turn()
+        return at_once, real.sent
+
+    at_once, after = asyncio.run(writes())
+    assert at_once == [
+        b"HTTP/1.1 100 Continue\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+    ]
+    assert after == at_once  # nothing waited for the turn
+
+
 def test_a_close_or_an_abort_sends_what_is_held_first():
     """Written, it had been sent: an answer just given on a connection dropped to make room
     reached its client before, and must still."""
