@@ -25,6 +25,10 @@ from app.webhooks.answers import Answer, refusal
 from app.webhooks.delivery import Event
 
 UNREADABLE = "Invalid HTTP request received."  # uvicorn's words, said briefly (app.serving)
+# answers a connection writes in one turn of the loop, before the other connections' turn: a
+# client pipelining thousands of requests in a read (256 KiB) kept every other waiting for
+# all of them, and its reading stays paused meanwhile, so what it sends waits in its socket
+ANSWERS_A_TURN = 32
 
 
 class Receiving(Protocol):
@@ -63,11 +67,14 @@ class ReceiverProtocol(GuardedH11Protocol):
     _due: Answer | None = None  # an answer known, written once what arrived is read
     _handling = False  # the events are being read: an answer written meanwhile goes on there
     _ending = False  # a stop: the connection ends after the answer under way
+    _answered = 0  # answers written in this turn of the loop
+    _turn_asked = False  # a turn of its own asked for, to read on what waits
 
     def handle_events(self) -> None:
         if self._handling:  # an answer ended while events are read: that reading goes on
             return
         self._handling = True
+        self._answered = 0
         try:
             self._read_events()
         finally:
@@ -82,6 +89,12 @@ class ReceiverProtocol(GuardedH11Protocol):
         while True:
             if self.flow.write_paused:  # a client that takes no answers is read no further
                 self.flow.pause_reading()
+                return
+            if self._answered >= ANSWERS_A_TURN:  # the others' turn; this one's next
+                self.flow.pause_reading()
+                if not self._turn_asked:
+                    self._turn_asked = True
+                    self.loop.call_soon(self._next_turn)
                 return
             try:
                 event = conn.next_event()
@@ -113,6 +126,12 @@ class ReceiverProtocol(GuardedH11Protocol):
                 if event is h11.PAUSED:  # a request pipelined behind one being answered
                     self.flow.pause_reading()
                 return
+
+    def _next_turn(self) -> None:
+        self._turn_asked = False
+        if not self.transport.is_closing():
+            self.flow.resume_reading()  # paused again at once if much still waits
+            self.handle_events()
 
     def _request(self, event: h11.Request) -> None:
         self._unset_keepalive_if_required()
@@ -213,6 +232,7 @@ class ReceiverProtocol(GuardedH11Protocol):
             data += conn.send(h11.Data(data=answer.body)) or b""
         data += conn.send(h11.EndOfMessage()) or b""
         self.joined.write_whole(data)
+        self._answered += 1
         if conn.our_state is h11.MUST_CLOSE or self._ending:
             conn.send(h11.ConnectionClosed())
             self.transport.close()
