@@ -25,10 +25,12 @@ from app.webhooks.answers import Answer, refusal
 from app.webhooks.delivery import Event
 
 UNREADABLE = "Invalid HTTP request received."  # uvicorn's words, said briefly (app.serving)
-# answers a connection writes in one turn of the loop, before the other connections' turn: a
-# client pipelining thousands of requests in a read (256 KiB) kept every other waiting for
-# all of them, and its reading stays paused meanwhile, so what it sends waits in its socket
-ANSWERS_A_TURN = 32
+# answers a connection writes in one turn of the loop, before the other connections' turn, as
+# uvicorn answers one request a task: a client pipelining thousands of requests in one read
+# (256 KiB) kept every other waiting for all of them, seconds (an attacker's run: 32 a
+# turn still made a request wait 0.3 s beside 20 such clients, one 0.01 s); its reading
+# stays paused meanwhile, so what it sends waits in its socket
+ANSWERS_A_TURN = 1
 
 
 class Receiving(Protocol):

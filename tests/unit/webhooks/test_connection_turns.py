@@ -65,6 +65,7 @@ def test_a_client_pipelining_thousands_of_requests_lets_another_be_answered_mean
         asking.data_received(health)
         while len(answered) < pipelined + 1:
             await asyncio.sleep(0)
+        await asyncio.sleep(0)  # its turn after the last answer: nothing left waits
         resumed = flooding.transport.is_reading()  # all answered: it is read again
         for connection in (flooding, asking):
             connection.connection_lost(None)
