@@ -174,8 +174,7 @@ class ReceiverProtocol(GuardedH11Protocol):
         checked = self.receiver.checked(delivery.headers, raw)
         if isinstance(checked, Answer):  # refused
             self._end_delivery()
-            self._due = checked
-            self._answer_due()
+            self._answer(checked)
             return
         delivery.event = checked
         self.receiver.put(checked, delivery.outcome)
@@ -191,7 +190,7 @@ class ReceiverProtocol(GuardedH11Protocol):
         self._end_delivery()
         self._due = refusal(status, message)
 
-    def _end_delivery(self) -> _Delivery | None:
+    def _end_delivery(self) -> None:
         """The delivery under way is ended here, not by its commit (refused, or its
         connection gone before its body came): nobody waits for it any longer."""
         delivery, self._delivery = self._delivery, None
@@ -200,7 +199,6 @@ class ReceiverProtocol(GuardedH11Protocol):
                 delivery.late.cancel()
             delivery.outcome.remove_done_callback(self._delivered)
             self.tasks.discard(delivery.outcome)
-        return delivery
 
     def _delivered(self, outcome: asyncio.Future[bool]) -> None:
         """The delivery's commit ended (or a stop's grace did): its answer goes."""
