@@ -1,0 +1,41 @@
+"""The C heap keeps freed memory for reuse: a second round of the same allocations faults no
+page in (glibc only; in a process of its own, as the setting is the whole process's)."""
+
+import platform
+import subprocess
+import sys
+
+import pytest
+
+ROUNDS = """
+import resource, sys
+if sys.argv[1] == "kept":
+    from app.core.heap import keep_freed_memory
+    assert keep_freed_memory()
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def allocate():  # 48 MiB in blocks of a statement's pieces, then all freed
+    blocks = [bytearray(256 * 1024) for _ in range(192)]
+    del blocks
+allocate(); allocate()
+before = faults()
+allocate()
+print(faults() - before)
+"""
+PAGES = 48 * 1024 * 1024 // 4096
+
+
+def faults_of_a_third_round(mode: str) -> int:
+    answer = subprocess.run(
+        [sys.executable, "-c", ROUNDS, mode], capture_output=True, text=True, check=True
+    )
+    return int(answer.stdout)
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux" or platform.libc_ver()[0] != "glibc", reason="glibc's settings"
+)
+def test_memory_freed_is_reused_without_faulting_its_pages_in_again():
+    if faults_of_a_third_round("default") < PAGES // 2:
+        pytest.skip("this glibc keeps the memory by itself: nothing to tell apart")
+    assert faults_of_a_third_round("kept") < PAGES // 10
