@@ -60,7 +60,14 @@ class DictionaryColumn:
         """The codes of the values, new strings given new codes; Unplain for a value that is
         not a string (or None where the field may be null)."""
         index = self._index
+        if not values:
+            return array("I")
         try:
+            first = values[0]
+            if values[-1] == first and values.count(first) == len(values):
+                # one value throughout (as a piece's currency, mostly): the learned decoder
+                # gives one string for all, which count compares by identity first
+                return array("I", [index[first]]) * len(values)
             return _codes(index, values)
         except (KeyError, TypeError):  # a value not seen before (or unhashable: below)
             pass
@@ -242,6 +249,17 @@ class StatementColumns:
         # records come in date order: a piece's new dates are mostly its first and last
         self._learn_dates(texts[:1])
         self._learn_dates(texts[-1:])
+        # and most pieces hold one day, or the end of one and the start of the next: told by
+        # comparing the texts (in C), not by hashing each to look it up
+        first, last = texts[0], texts[-1]
+        count = len(texts)
+        if first == last:
+            if texts.count(first) == count:
+                return (ordinals[first],) * count
+        else:
+            turn = texts.index(last)
+            if texts.count(first) == turn and texts.count(last) == count - turn:
+                return (ordinals[first],) * turn + (ordinals[last],) * (count - turn)
         try:
             return tuple(map(ordinals.__getitem__, texts))
         except KeyError:  # a date not seen yet

@@ -46,7 +46,8 @@ class JsonArraySplitter:
         self._skipped = 0  # whitespace before the array
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        """Pieces completed by this chunk: the items' bytes without brackets or the last comma."""
+        """Pieces completed by this chunk, each its items as a JSON array (the last comma left
+        out)."""
         buffer = self._buffer
         buffer += chunk
         if not self._opened:
@@ -72,8 +73,8 @@ class JsonArraySplitter:
                 raise JsonStreamError(f"no record ends within {self.record_bytes:,} bytes")
             return []
         cut = self._last
-        with memoryview(buffer) as view:  # one copy: a slice and bytes() of it would be two
-            piece = bytes(view[:cut])
+        with memoryview(buffer) as view:  # one copy, brackets and all: a slice would be two
+            piece = b"".join((b"[", view[:cut], b"]"))
         del buffer[: cut + 1]
         self._scanned = max(self._scanned - cut - 1, 0)
         self._last = -1
@@ -94,7 +95,8 @@ class JsonArraySplitter:
         self._scanned = len(buffer)
 
     def finish(self) -> list[bytes]:
-        """The last piece; raises when the array did not start or did not end."""
+        """The last piece, as a JSON array as the others; raises when the array did not start
+        or did not end."""
         if not self._opened:
             raise JsonStreamError("expected a JSON array, found nothing")
         rest = bytes(self._buffer).rstrip(WHITESPACE)
@@ -104,9 +106,8 @@ class JsonArraySplitter:
                 raise ArrayEndUnclear(rest[:end], rest[end + 1 :])
             raise JsonStreamError("the array ended early: the answer was cut off")
         self._buffer.clear()
-        piece = rest[:-1]
-        if piece.strip(WHITESPACE):
-            return [piece]
+        if rest[:-1].strip(WHITESPACE):
+            return [b"[" + rest]  # rest ends with the array's "]"
         if self._cut:
             raise JsonStreamError("a comma is not followed by an item")
         return []

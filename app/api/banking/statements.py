@@ -27,12 +27,7 @@ from app.api.banking.json_stream import (
     join,
     last_item_end,
 )
-from app.api.banking.statement_records import (
-    PLAIN_RECORDS,
-    RECORDS,
-    PlainRecord,
-    StatementRecord,
-)
+from app.api.banking.statement_records import RECORDS, LearnedDecoder, StatementRecord
 from app.api.errors import ApiError, InvalidInput, ResponseValidationError
 from app.api.http import AnswerStream
 from app.api.http.policy import MiB
@@ -51,12 +46,16 @@ class StatementReader:
         self._record_bytes = record_bytes
         self._carry: bytes | None = None
         self._columns = into
+        self._decoder = LearnedDecoder()
 
     def piece(self, piece: bytes) -> int:
-        """The number of records the piece completed."""
-        text = piece if self._carry is None else join(self._carry, piece)
-        self._carry = None
-        raw = bracketed(text)
+        """The number of records the piece (the splitter's: whole items as a JSON array)
+        completed."""
+        if self._carry is None:
+            raw = piece
+        else:  # after a piece cut inside a string
+            raw = bracketed(join(self._carry, piece[1:-1]))
+            self._carry = None
         added = self._add_plain(raw)
         if added is not None:
             return added
@@ -67,6 +66,7 @@ class StatementReader:
         else:
             return self._add(raw, parsed)
         # validate up to the true end of the last whole record
+        text = raw[1:-1]
         end = last_item_end(text)
         if end >= 0 and not text[:end].strip(WHITESPACE):  # "[" or "," before the comma
             raise JsonStreamError("a comma follows no item")  # `[]` would take it silently
@@ -80,12 +80,10 @@ class StatementReader:
 
     def last(self, piece: bytes | None) -> int:
         """The final piece (None when the array ended on a cut): all that is left must parse."""
-        parts = [part for part in (self._carry, piece) if part is not None]
-        self._carry = None
-        if not parts:
-            return 0
-        text = join(*parts) if len(parts) == 2 else parts[0]
-        return self._add(bracketed(text))
+        carry, self._carry = self._carry, None
+        if carry is None:
+            return 0 if piece is None else self._add(piece)
+        return self._add(bracketed(carry if piece is None else join(carry, piece[1:-1])))
 
     def ends_whole(self, items: bytes) -> bool:
         """Whether these last items complete the array's records (nothing is taken)."""
@@ -100,9 +98,10 @@ class StatementReader:
         """The records the fast path took, or None (and nothing taken) when it did not."""
         columns = self._columns
         before = columns.taken
-        records = _plain(raw)
+        records = self._decoder.decode(raw)
         if records is None or not columns.add_plain(records):
             return None
+        self._learn()
         return columns.taken - before
 
     def _add(self, raw: bytes, parsed: Any = None) -> int:
@@ -132,19 +131,19 @@ class StatementReader:
                 raise contract_error(
                     exc, call.method, call.path, call.request_id, records_before=before
                 ) from None
+        self._learn()
         return columns.taken - before
 
-
-def _plain(raw: bytes) -> list[PlainRecord] | None:
-    """A piece decoded by the fast path (msgspec, into `PlainRecord`: a third less time than
-    parsing into dicts, and a third less again taking the values), or None when it is not
-    plainly records. Every value it takes it reads whole, as the slower way's parser does,
-    and every byte is in a value or a key it reads (an unknown key is refused): broken UTF-8
-    anywhere is a UnicodeDecodeError, and the slower way words it."""
-    try:
-        return PLAIN_RECORDS.decode(raw)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # never nested: no recursion to run out of
-        return None
+    def _learn(self) -> None:
+        columns = self._columns
+        self._decoder.learn(
+            [
+                columns.types.values,
+                columns.currencies.values,
+                columns.counterparty_names.values,
+                columns.counterparty_accounts.values,
+            ]
+        )
 
 
 def _parse(raw: bytes) -> Any:

@@ -16,6 +16,7 @@ import pytest
 from app.api.banking import BankingClient
 from app.api.banking import statements as statement_module
 from app.api.banking.columns import StatementColumns
+from app.api.banking.statement_records import LearnedDecoder
 from app.api.banking.transport import banking_transport
 from app.api.errors import (
     ApiConnectionError,
@@ -228,15 +229,22 @@ def test_compressed_answers_are_read_and_broken_ones_typed(encoding):
 
 
 def count_parsing(monkeypatch, parsed: list[int]) -> None:
-    """Count into ``parsed`` the bytes each of the reader's parsers reads."""
-    for name in ("_plain", "_parse"):  # the fast path's decoder, the slower way's parser
-        parser = getattr(statement_module, name)
+    """Count into ``parsed`` the bytes each of the reader's parsers reads: the fast path's
+    decoder (its learned decoder, and the plain one after it) and the slower way's parser."""
+    decode = LearnedDecoder.decode
 
-        def counted(data, parser=parser):
-            parsed.append(len(data))
-            return parser(data)
+    def decoded(self, data):
+        parsed.append(len(data))
+        return decode(self, data)
 
-        monkeypatch.setattr(statement_module, name, counted)
+    monkeypatch.setattr(LearnedDecoder, "decode", decoded)
+    parse = statement_module._parse
+
+    def counted(data):
+        parsed.append(len(data))
+        return parse(data)
+
+    monkeypatch.setattr(statement_module, "_parse", counted)
 
 
 def test_plain_records_are_read_by_the_fast_path_alone(monkeypatch):

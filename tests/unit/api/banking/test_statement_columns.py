@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from app.api.banking.columns import DictionaryColumn, StatementColumns
 from app.api.banking.statement_records import RECORDS
-from app.api.banking.statements import _parse, _plain
+from app.api.banking.statement_records import plain_records as _plain
+from app.api.banking.statements import _parse
 from app.api.banking.text_column import TextColumn, Unplain
 from app.core.gc_pause import gc_paused
 

@@ -27,7 +27,8 @@ def parse_all(pieces: list[bytes]) -> list[object]:
     """As the client does: a piece that does not parse is joined to the next one."""
     items, carry = [], None
     for piece in pieces:
-        text = piece if carry is None else join(carry, piece)
+        assert piece[:1] == b"[" and piece[-1:] == b"]"  # each piece is an array
+        text = piece[1:-1] if carry is None else join(carry, piece[1:-1])
         try:
             items.extend(json.loads(b"[" + text + b"]"))
             carry = None
