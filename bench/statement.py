@@ -40,8 +40,6 @@ settings_path, url = sys.argv[1], sys.argv[2]
 account_index, rows = int(sys.argv[3]), int(sys.argv[4])
 work_rounds = int(sys.argv[6])  # rounds of the sort, the search and the export
 load_only = sys.argv[7:] == ["load-only"]  # a further round of the load: no sort, no export
-from app.core.heap import keep_freed_memory
-keep_freed_memory()  # as app.cli.gui.run does
 if url == "embedded":  # as the window runs it: app.cli.gui.run
     from app.cli import own_command
     from app.serving.child import SandboxProcess

@@ -40,9 +40,6 @@ def run(
         if sandbox is not None:
             sandbox.stop()
 
-    from app.core.heap import keep_freed_memory
-
-    keep_freed_memory()  # for the statements of a million records
     from app.ui.shell.app import run_gui
 
     try:

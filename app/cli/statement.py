@@ -24,7 +24,6 @@ from app.cli.common import (
     fail,
     password_for,
 )
-from app.core.heap import keep_freed_memory
 from app.files.whole_file import writable_target
 
 COMMAND = "statement"
@@ -54,7 +53,6 @@ def run(
     if password is None:
         return EXIT_INVALID_INPUT
     period = (date_from, date_to)
-    keep_freed_memory()  # a statement of a million records is read as the window reads it
     try:
         return asyncio.run(
             _export(client_id, account_id, period, camt053, currency, (base_url, user, password))

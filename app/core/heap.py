@@ -4,7 +4,7 @@ By default glibc gives the top of its heap back to the system once more than a f
 KiB lie free there, and asks for it again at the next allocation, each page faulted in and
 zeroed anew. Reading a million-record statement (a quarter of a megabyte at a time, each
 piece copied, decoded and freed) faulted about 60,000 pages in: a tenth of a second of the
-window's thread. Here up to ``KEPT_FREE`` stays for reuse,
+window's thread. From the first statement read on, up to ``KEPT_FREE`` stays for reuse,
 and only blocks of ``OWN_PAGES_FROM`` and more get pages of their own (the columns' arrays,
 which grow in place). The peak memory of the load moved by about 1 MB. Elsewhere than on
 Linux's glibc nothing is changed."""
@@ -19,11 +19,22 @@ _M_TRIM_THRESHOLD = -1  # glibc's <malloc.h>
 _M_MMAP_THRESHOLD = -3
 
 
+_made: bool | None = None  # the settings made or not, once asked for
+
+
 def keep_freed_memory() -> bool:
-    """Whether the heap's settings were made (glibc only)."""
+    """Whether the heap's settings are made (glibc only); made once, when first asked for (the
+    first statement read), not on the way to the window."""
+    global _made
+    if _made is None:
+        _made = _settings_made()
+    return _made
+
+
+def _settings_made() -> bool:
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes  # here: the window's start does not wait for it elsewhere
+    import ctypes  # here: nothing that reads no statement waits for it
 
     try:
         mallopt = ctypes.CDLL(None).mallopt  # glibc's, in the process already

@@ -33,6 +33,7 @@ from app.api.http import AnswerStream
 from app.api.http.policy import MiB
 from app.api.operations import Operations, contract_error
 from app.core.gc_pause import gc_paused
+from app.core.heap import keep_freed_memory
 
 
 class StatementReader:
@@ -202,6 +203,7 @@ class StatementOperations(Operations):
         piece added, so a long one can be shown (and cancelled) while it downloads; closing
         the iterator closes the connection."""
         params = statement_query(date_from, date_to, currency)
+        keep_freed_memory()  # its pieces are freed as fast as they come (app.core.heap)
         path = account_path(client_id, account_id) + "/statement"
         stream = await self.transport.stream("GET", path, params=params)
         bounds = self.transport.bounds
