@@ -314,7 +314,7 @@ class StatementColumns:
             ids = TextColumn.prepare(free[0], nullable=False)
             descriptions = TextColumn.prepare(free[1], nullable=False)
             references = TextColumn.prepare(free[2], nullable=True)
-            if not len(days) == len(credits) == len(amounts) == len(balances) == len(ids[1]) - 1:
+            if not len(days) == len(credits) == len(amounts) == len(balances) == ids.rows:
                 raise Unplain
         except Exception:
             for dictionary, count in zip(dictionaries, known, strict=True):

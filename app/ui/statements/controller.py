@@ -310,6 +310,11 @@ class StatementsArea:
         total = view.model.rowCount()
         self._busy(True)
         try:
+            this_slice = current_budget().slice()
+            for _ in view.model.find_exported_texts():
+                if this_slice.spent():
+                    await asyncio.sleep(0)
+                    this_slice.renew()
             if forked.AVAILABLE and total >= EXPORT_IN_COPIES_AT:
                 written = await write_csv_in_copies(
                     path,

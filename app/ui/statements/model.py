@@ -164,6 +164,15 @@ class StatementModel(ReadOnlyTableModel):
         rows of the moment (a later sort does not change the file)."""
         return _exported_rows(self._data, array("I", self._order))
 
+    def find_exported_texts(self) -> Iterator[None]:
+        """Where the exported free texts start, found a piece at a time (a yield after each)
+        when the export reads its rows one by one, as a sorted or searched table's does:
+        found once here, not by each forked copy for every export (app.api.banking.text_column).
+        The booking order's rows are read in runs, each piece's text split."""
+        if self._sort is not None or self._search.needle:
+            yield from self._data.descriptions.find_starts()
+            yield from self._data.references.find_starts()
+
     def export_parts(self, count: int) -> list[Callable[[], Iterator[Block]]]:
         """`export_rows` cut into ``count`` parts that follow each other, each made in blocks
         when called (in a forked copy: app.ui.common.csv_file.write_csv_in_copies)."""

@@ -628,3 +628,23 @@ def test_the_parts_a_copy_exports_are_the_rows_the_window_exports(
             for at in (block.placement or range(len(block.rows)))
         ]
         assert written == whole
+
+
+@pytest.mark.parametrize(
+    ("arrangement", "read_alone"), [("booking", False), ("sorted", True), ("searched", True)]
+)
+def test_an_export_read_row_by_row_finds_where_its_texts_start_once_before_copies_fork(
+    qtbot, one_step_slices, arrangement, read_alone
+):
+    """A sorted or searched table's export reads its rows one by one: where each exported
+    text starts is found once, in the window (a yield a piece), not again by every copy."""
+    model = StatementModel()
+    for part in range(3):  # a piece of each column a part
+        model.add_records(many(40, seed=part))
+    if arrangement == "sorted":
+        model.sort(BALANCE, Qt.SortOrder.DescendingOrder)
+    elif arrangement == "searched":
+        model.set_search("rent")
+    settle(qtbot, model)
+    assert sum(1 for _ in model.find_exported_texts()) == (6 if read_alone else 0)
+    assert list(model.find_exported_texts()) == []  # found: kept

@@ -4,6 +4,7 @@ import datetime as dt
 import gc
 import json
 import sys
+from array import array
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from app.api.banking import text_column
 from app.api.banking.columns import DictionaryColumn, StatementColumns
 from app.api.banking.statement_records import RECORDS
 from app.api.banking.statement_records import plain_records as _plain
@@ -292,6 +294,74 @@ def test_free_text_is_found_within_one_value_never_across_two():
     assert list(column.rows_containing("rent", 1, 4)) == []
     assert list(column.rows_containing("izmir", 0, 6)) == []
     assert list(column.rows_containing("i̇zmir", 0, 6)) == [2]  # lower case is longer
+
+
+def test_a_text_holding_the_separator_reads_back_whole_and_is_found_within_itself_alone():
+    column = TextColumn()
+    column.append(TextColumn.prepare(["a\0b", "ab", "b\0"], nullable=False))
+    column.append(TextColumn.prepare(["x", "y"], nullable=False))
+    values = ["a\0b", "ab", "b\0", "x", "y"]
+    assert [column[row] for row in range(5)] == values
+    assert column.texts_of(array("I", range(5))) == values
+    assert list(column.rows_containing("\0", 0, 5)) == [0, 2]
+    assert list(column.rows_containing("ab", 0, 5)) == [1]
+    assert list(column.rows_containing("b\0a", 0, 5)) == []  # "a\0b" then "ab": two values
+    assert list(column.rows_containing("x\0y", 0, 5)) == []  # "x" then "y"
+
+
+def test_where_each_text_starts_is_found_only_for_a_row_read_by_itself(monkeypatch):
+    found: list[int] = []
+    starts = text_column._starts
+    monkeypatch.setattr(
+        text_column, "_starts", lambda lengths, code: found.append(1) or starts(lengths, code)
+    )
+    column = TextColumn()
+    for piece in range(3):
+        column.append(TextColumn.prepare([f"p{piece}r{row}" for row in range(4)], nullable=False))
+    every = [f"p{piece}r{row}" for piece in range(3) for row in range(4)]
+    # a load, a run of rows (the booking order's export), a search: never a value's start
+    assert column.texts_of(array("I", range(12))) == every
+    assert column.texts_of(array("I", range(3, 9))) == every[3:9]
+    assert list(column.rows_containing("r2", 0, 12)) == [2, 6, 10]
+    assert found == []
+    assert column[5] == "p1r1"  # a row by itself: its piece's starts, once
+    assert column[6] == "p1r2"
+    assert found == [1]
+    assert sum(1 for _ in column.find_starts()) == 2  # the other two pieces, a yield each
+    assert list(column.find_starts()) == []
+    assert found == [1, 1, 1]
+    assert list(column.rows_containing("r2", 0, 12)) == [2, 6, 10]
+    assert column.texts_of(array("I", [11, 0, 5])) == ["p2r3", "p0r0", "p1r1"]
+
+
+_TEXTS = st.one_of(st.none(), st.text(alphabet="aAb\0İẞ ", max_size=4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pieces=st.lists(st.lists(_TEXTS, min_size=1, max_size=5), min_size=1, max_size=4),
+    needle=st.text(alphabet="ab\0i̇ß", min_size=1, max_size=3),
+    found_first=st.booleans(),
+)
+def test_free_text_reads_back_and_is_found_as_its_values_say(pieces, needle, found_first):
+    column = TextColumn()
+    for values in pieces:
+        column.append(TextColumn.prepare(values, nullable=True))
+    if found_first:  # where each value starts, found before (or never for) what follows
+        assert list(column.find_starts()) is not None
+    values = ["" if value is None else value for piece in pieces for value in piece]
+    rows = len(values)
+    for read in range(2):  # before and after single rows were read (their pieces' starts)
+        for low, high in ((0, rows), (1, rows - 1)):
+            assert list(column.rows_containing(needle, low, high)) == [
+                row for row in range(low, high) if needle in values[row].lower()
+            ]
+        assert column.texts_of(array("I", range(rows))) == values
+        if read:
+            assert column.texts_of(array("I", reversed(range(rows)))) == values[::-1]
+        else:
+            assert [column[row] for row in range(rows)] == values
+            assert [column.value(row) for row in range(rows)] == [v for p in pieces for v in p]
 
 
 @pytest.mark.parametrize(
