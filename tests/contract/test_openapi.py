@@ -285,3 +285,13 @@ def _without_prefix(request: httpx.Request) -> OpenApiRequest:
     adapted.host_url = f"{SERVER}/{version}"
     adapted.path = f"/{version}{rest}"
     return adapted
+
+
+def test_the_fast_path_decodes_a_statement_records_fields_in_the_contracts_order():
+    """msgspec matches each key first against the field after the last one matched: the
+    fields in the order the contract (and so a server) writes them decode fastest."""
+    from app.api.banking.statement_records import PlainRecord
+
+    spec = yaml.safe_load(OPENAPI_V1.read_text(encoding="utf-8"))
+    record = spec["components"]["schemas"]["AccountStatementModel"]
+    assert PlainRecord.__struct_fields__ == tuple(record["properties"])

@@ -36,9 +36,11 @@ from app.api.banking.statement_records import PlainRecord, StatementRecord
 from app.api.banking.text_column import TextColumn, Unplain
 
 # the fields in the order they are taken (`_take`), as the fast path's records declare them;
-# the last three may be left out of a record
+# the three before the last may be left out of a record
 _FIELD_NAMES: tuple[str, ...] = PlainRecord.__struct_fields__
 _FIELDS = itemgetter(*_FIELD_NAMES)
+_BEFORE_OPTIONAL = itemgetter(*_FIELD_NAMES[:-4])
+_AMOUNTS, _BALANCES = _FIELD_NAMES.index("amount"), _FIELD_NAMES.index("balance_after")
 _CREDIT = {"credit": 1, "debit": 0}
 _VALUE_PLACE_BYTES = 100  # a distinct value's place in the list and the index, about
 _ROW_BYTES = 43  # a row's date, amounts, direction, codes and text pieces in the arrays
@@ -200,14 +202,25 @@ class StatementColumns:
             return False
         # true and false are taken as 1 and 0, as the record model takes them: as integers,
         # not bools, in each day's balance and the bounds a sort reads
-        rows[2], rows[3] = _no_bools(rows[2]), _no_bools(rows[3])
+        rows[_AMOUNTS], rows[_BALANCES] = _no_bools(rows[_AMOUNTS]), _no_bools(rows[_BALANCES])
         return self._take(rows)
 
     def _take(self, rows: list[Sequence[Any]]) -> bool:
         """Take the values of records, column by column (in `_FIELDS`' order), when they are
         plainly right; False (and nothing taken) when anything is not."""
-        days, directions, amounts, balances, types, currencies = rows[:6]
-        ids, descriptions, names, accounts, references = rows[6:]
+        (
+            ids,
+            days,
+            types,
+            directions,
+            amounts,
+            currencies,
+            descriptions,
+            names,
+            accounts,
+            references,
+            balances,
+        ) = rows
         try:
             self._add(
                 self._days(days),
@@ -408,7 +421,7 @@ class StatementColumns:
 
 
 def _rows(items: list[Any]) -> list[Sequence[Any]] | None:
-    """The records' values column by column (the last three None where left out); None when
+    """The records' values column by column (the optional three None where left out); None when
     a record is not an object or lacks a field it needs."""
     try:
         return list(zip(*map(_FIELDS, items), strict=True))
@@ -421,10 +434,11 @@ def _rows(items: list[Any]) -> list[Sequence[Any]] | None:
             zip(
                 *(
                     (
-                        *_FIELDS_REQUIRED(item),
+                        *_BEFORE_OPTIONAL(item),
                         item.get("counterparty_name"),
                         item.get("counterparty_account"),
                         item.get("reference"),
+                        item["balance_after"],
                     )
                     for item in items
                 ),
@@ -433,6 +447,3 @@ def _rows(items: list[Any]) -> list[Sequence[Any]] | None:
         )
     except (KeyError, TypeError, AttributeError):
         return None
-
-
-_FIELDS_REQUIRED = itemgetter(*_FIELD_NAMES[:-3])
