@@ -14,6 +14,7 @@ that never waits otherwise still gives one at least every ``READ_AHEAD`` and one
 from __future__ import annotations
 
 import asyncio
+import math
 import select
 import socket
 import ssl
@@ -28,6 +29,7 @@ import httpx
 READ_AHEAD = 1024 * 1024  # bytes received and not yet read, at most (and one socket read more)
 HAPPY_EYEBALLS_DELAY = 0.25  # seconds before the next address is tried alongside (as anyio)
 HANDSHAKE_CUT = "the server closed the connection during the TLS handshake"
+_TIMER_GRAIN = 0.001  # seconds: qasync's timers count whole milliseconds
 
 
 class _Reception(asyncio.Protocol):
@@ -42,8 +44,12 @@ class _Reception(asyncio.Protocol):
         self.failure: Exception | None = None  # why the connection was lost, if it broke
         self._reading_paused = False
         self._sending_paused = False
-        self._arrival = _Wakeup()  # bytes arrived, or the connection ended
+        self._arrival = _Wakeup()  # bytes arrived, the connection ended, or the wait timed out
         self._sendable = _Wakeup()  # what was written has left, or the connection ended
+        self._deadline = math.inf  # when the wait for bytes times out (the loop's time)
+        # the timer that looks at it, and its time (qasync's handles do not tell it)
+        self._watchdog: asyncio.Handle | None = None
+        self._watchdog_at = math.inf
 
     # -- asyncio's side
 
@@ -67,6 +73,9 @@ class _Reception(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.ended = True
         self.failure = exc
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         self._arrival.wake()
         self._sendable.wake()
 
@@ -79,10 +88,42 @@ class _Reception(asyncio.Protocol):
 
     # -- the stream's side
 
-    async def arrival(self) -> None:
-        """Until bytes arrive or the connection ends."""
-        if not (self.waiting or self.ended):
-            await self._arrival.wait()
+    async def arrival(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109 - one timer for many waits
+        """Until bytes arrive or the connection ends (True), or ``timeout`` seconds pass with
+        neither (False). One timer serves many waits, looking again when its time comes: a
+        read of an answer that comes as fast as it is read waits for its next bytes a
+        thousand times a second, and a timer armed and cancelled for each wait was, under
+        qasync, a Qt timer left registered until its time came (2,600 for a million-row
+        statement, a twentieth of the window's thread)."""
+        if self.waiting or self.ended:
+            return True
+        if timeout is None:
+            self._deadline = math.inf
+        else:
+            loop = asyncio.get_running_loop()
+            self._deadline = loop.time() + timeout
+            if self._watchdog is None or self._watchdog_at > self._deadline:
+                if self._watchdog is not None:
+                    self._watchdog.cancel()
+                self._arm(loop)
+        await self._arrival.wait()
+        return bool(self.waiting or self.ended)
+
+    def _watch(self) -> None:
+        """The timer's time came: the wait it was armed for has ended, or one goes on (that
+        started later, or not yet due: a Qt timer may come a little early)."""
+        self._watchdog = None
+        if not self._arrival.waited or self._deadline == math.inf:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() + _TIMER_GRAIN >= self._deadline:
+            self._arrival.wake()
+        else:
+            self._arm(loop)
+
+    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._watchdog_at = self._deadline
+        self._watchdog = loop.call_at(self._deadline, self._watch)
 
     async def sendable(self) -> None:
         """Until what was written has left, but for what the transport holds below its mark."""
@@ -126,6 +167,11 @@ class _Wakeup:
         finally:
             self._future = None
 
+    @property
+    def waited(self) -> bool:
+        """A task waits."""
+        return self._future is not None and not self._future.done()
+
     def wake(self) -> None:
         if self._future is not None and not self._future.done():
             self._future.set_result(None)
@@ -146,12 +192,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         reception = self._reception
-        if not reception.waiting and not reception.ended:
-            try:
-                async with asyncio.timeout(timeout):
-                    await reception.arrival()
-            except TimeoutError:
-                raise httpcore.ReadTimeout(f"nothing came for {timeout:g} s") from None
+        if not await reception.arrival(timeout):
+            raise httpcore.ReadTimeout(f"nothing came for {timeout:g} s")
         if reception.waiting:  # what came before the connection ended is read first
             return reception.take(max_bytes)
         if reception.failure is not None:
