@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import email.utils
+import inspect
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpcore
@@ -54,6 +55,7 @@ log = logging.getLogger("partner_desk.api")
 # libraries; a long streamed answer (280 MB) then takes 4,400 of them, a tenth of its load.
 # Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
 READ_BYTES = 256 * 1024
+T = TypeVar("T")
 SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
 httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
 
@@ -337,18 +339,12 @@ class AnswerStream:
     async def chunks(self) -> AsyncIterator[bytes]:
         bounds = self._transport.bounds
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + bounds.stream_total
         raw = raw_pieces(self._response)
+        deadline = _Deadline(loop, loop.time() + bounds.stream_total)
         try:
             while True:
                 try:
-                    # a timeout fires only while a read waits, and a read that finds bytes
-                    # waiting (app.api.http.network) does not: an answer that always has more
-                    # is stopped here
-                    if loop.time() >= deadline:
-                        raise TimeoutError
-                    async with asyncio.timeout_at(deadline):
-                        piece = await anext(raw, None)
+                    piece = await deadline.within(anext(raw, None))
                 except TimeoutError:
                     raise self.call.error(
                         ApiTimeoutError,
@@ -375,7 +371,52 @@ class AnswerStream:
             if tail:
                 yield tail
         finally:
+            deadline.close()
             await self.aclose()
 
     async def aclose(self) -> None:
         await self._response.aclose()
+
+
+class _Deadline:
+    """The time by which an answer must have ended, over all its reads: one timer for the
+    whole answer, where a timeout around each read armed one each (under qasync a Qt timer
+    each, registered until the deadline: 1,500 for a million-row statement). When its time
+    comes during a read, the read is cancelled (as `asyncio.timeout` does) and TimeoutError
+    raised in its stead; when it comes between reads (the reader working on what came, or
+    reads that find bytes waiting and never wait, app.api.http.network), the next read is
+    not started: an answer that always has more is stopped."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        self._loop = loop
+        self._when = when
+        self._passed = False
+        self._reading: asyncio.Task[Any] | None = None  # the task in a read, cancelled when due
+        self._cancelling = 0  # its cancellations asked before the read (not the deadline's)
+        self._timer = loop.call_at(when, self._due)
+
+    def _due(self) -> None:
+        self._passed = True
+        if self._reading is not None:
+            self._reading.cancel()
+
+    async def within(self, read: Awaitable[T]) -> T:
+        """The read's result, or TimeoutError (the read cancelled, or never started)."""
+        if self._passed or self._loop.time() >= self._when:
+            if inspect.iscoroutine(read):
+                read.close()  # never started
+            raise TimeoutError
+        task = asyncio.current_task()
+        assert task is not None
+        self._reading, self._cancelling = task, task.cancelling()
+        try:
+            return await read
+        except asyncio.CancelledError:
+            if self._passed and task.uncancel() <= self._cancelling:
+                raise TimeoutError from None  # the deadline's cancellation, not another's
+            raise
+        finally:
+            self._reading = None
+
+    def close(self) -> None:
+        self._timer.cancel()

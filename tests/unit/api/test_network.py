@@ -130,6 +130,59 @@ def test_a_read_that_waits_too_long_is_a_read_timeout():
     run(main())
 
 
+def answering() -> Handler:
+    """A server that answers each digit asked with an "x", that many tenths of a second on."""
+
+    async def answer(reader, writer):
+        while asked := await reader.read(1):
+            await asyncio.sleep(int(asked) / 10)
+            writer.write(b"x")
+            await writer.drain()
+
+    return answer
+
+
+def test_reads_that_wait_again_and_again_arm_one_timer_and_a_silence_still_times_out():
+    async def main():
+        async with serving(answering()) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            loop = asyncio.get_running_loop()
+            armed: list[float] = []
+            call_at = loop.call_at
+
+            def counted(when, callback, *args, **kwargs):
+                armed.append(when)
+                return call_at(when, callback, *args, **kwargs)
+
+            loop.call_at = counted  # type: ignore[method-assign]
+            for _ in range(50):  # asked first: each read waits for its answer
+                await stream.write(b"0")
+                assert await stream.read(1024, timeout=30) == b"x"
+            assert len(armed) == 1  # a timer for every wait was 50 of them
+            # a shorter wait is not left to the later timer: it times out in its own time
+            with pytest.raises(httpcore.ReadTimeout, match="nothing came for 0.05 s"):
+                await stream.read(1024, timeout=0.05)
+            assert len(armed) == 2
+            await stream.aclose()
+
+    run(main())
+
+
+def test_a_read_with_no_timeout_is_not_ended_by_the_timer_of_one_before():
+    async def main():
+        async with serving(answering()) as port:
+            stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
+            await stream.write(b"0")
+            assert await stream.read(1024, timeout=0.1) == b"x"  # its timer: 0.1 s on
+            await stream.write(b"3")
+            assert await stream.read(1024) == b"x"  # no timeout: waits past that timer
+            await stream.write(b"3")
+            assert await stream.read(1024, timeout=5) == b"x"  # a longer one: the same
+            await stream.aclose()
+
+    run(main())
+
+
 def test_what_came_before_a_broken_connection_is_read_then_the_break():
     cut = asyncio.Event()
 
@@ -328,6 +381,97 @@ def test_an_answer_that_always_has_more_waiting_ends_at_its_total_time():
                 async with asyncio.timeout(30):  # a failure, not a hang, when it is not kept
                     with pytest.raises(ApiTimeoutError, match="did not end within 0.5 s"):
                         await read_slowly(transport)
+            finally:
+                await transport.aclose()
+
+    run(main())
+
+
+def chunked_then(pause: asyncio.Event, parts: int) -> Handler:
+    """A server answering with ``parts`` chunks, then nothing until ``pause`` is set."""
+
+    async def answer(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in range(parts):
+            writer.write(b"3\r\nabc\r\n")
+            await writer.drain()
+            await asyncio.sleep(0.001)
+        await pause.wait()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    return answer
+
+
+def test_an_answer_that_stops_coming_ends_at_its_total_time_in_the_read_that_waits():
+    # nothing comes for far longer than the total time, but less than a read may wait
+    async def main():
+        never = asyncio.Event()
+        async with serving(chunked_then(never, 1)) as port:
+            bounds = Bounds(stream_total=0.3, step_timeout=30)
+            transport = Transport(f"http://127.0.0.1:{port}", bounds=bounds)
+            try:
+                stream = await transport.stream("GET", "/slow")
+                async with asyncio.timeout(20):  # a failure, not a hang, when it is not kept
+                    with pytest.raises(ApiTimeoutError, match="did not end within 0.3 s"):
+                        async for _chunk in stream.chunks():
+                            pass
+            finally:
+                await transport.aclose()
+
+    run(main())
+
+
+def test_an_answer_read_in_many_parts_arms_one_timer_for_its_total_time():
+    async def main():
+        done = asyncio.Event()
+        async with serving(chunked_then(done, 40)) as port:
+            transport = Transport(f"http://127.0.0.1:{port}", bounds=Bounds(stream_total=60))
+            try:
+                stream = await transport.stream("GET", "/parts")
+                loop = asyncio.get_running_loop()
+                armed: list[float] = []
+                call_at = loop.call_at
+
+                def counted(when, callback, *args, **kwargs):
+                    if callback.__qualname__ != "_set_result_unless_cancelled":  # not a sleep
+                        armed.append(when)
+                    return call_at(when, callback, *args, **kwargs)
+
+                loop.call_at = counted  # type: ignore[method-assign]
+                received = b""
+                async for chunk in stream.chunks():
+                    received += chunk
+                    if len(received) == 120:
+                        done.set()
+                assert received == b"abc" * 40
+                # the answer's deadline, and the reads' one timer: not one for every read
+                assert len(armed) <= 2
+            finally:
+                await transport.aclose()
+
+    run(main())
+
+
+def test_a_read_cancelled_from_outside_is_cancelled_not_a_timeout():
+    async def main():
+        never = asyncio.Event()
+        async with serving(chunked_then(never, 1)) as port:
+            transport = Transport(f"http://127.0.0.1:{port}", bounds=Bounds(stream_total=0.2))
+            try:
+                stream = await transport.stream("GET", "/slow")
+
+                async def read_all():
+                    async for _chunk in stream.chunks():
+                        pass
+
+                reading = asyncio.ensure_future(read_all())
+                await asyncio.sleep(0.05)  # waiting for what does not come
+                reading.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await reading
+                await asyncio.sleep(0.3)  # past the deadline: its timer was cancelled with it
             finally:
                 await transport.aclose()
 
