@@ -145,15 +145,16 @@ class TextColumn:
                     ]
                 low = end
             return found
-        piece_of, firsts, texts, starts_of = (
+        piece_of, firsts, texts, all_starts, starts_of = (
             self._piece_of,
             self._firsts,
             self._texts,
+            self._starts,
             self._starts_of,
         )
         for row in rows:  # in any order (a sorted table's)
             piece = piece_of[row]
-            starts = starts_of(piece)
+            starts = all_starts[piece] or starts_of(piece)  # found ones are never empty
             at = row - firsts[piece]
             found.append(texts[piece][starts[at] : starts[at + 1] - 1])
         return found
