@@ -5,7 +5,6 @@ whole: a cancel or a failure leaves no half file, and a file it was to replace a
 
 from __future__ import annotations
 
-import csv
 import errno
 import itertools
 import os
@@ -19,7 +18,7 @@ from typing import TextIO
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.core.csv_export import Block, neutralise_row
+from app.core.csv_export import Block, csv_lines, neutralise_row
 from app.files.whole_file import writable_target
 from app.ui.common import forked
 from app.ui.common.slice_budget import current_budget
@@ -101,14 +100,15 @@ async def write_csv(
     written = 0
     try:
         with _text_file(descriptor, marked=True) as handle:
-            writer = csv.writer(handle)
-            writer.writerow(header)
+            handle.writelines(csv_lines([header]))
             # rows a little at a time until a slice is spent, then the window's turn; the
             # counts shown a few times a second (shown after every slice, the label and the
             # bar laid out and painted again cost a fifth of the export's time)
             this_slice, pacer = current_budget().slice(), current_budget().reveal_pacer()
             while chunk := list(itertools.islice(rows, CHUNK)):
-                writer.writerows(chunk if neutralised else map(neutralise_row, chunk))
+                handle.writelines(
+                    csv_lines(chunk if neutralised else list(map(neutralise_row, chunk)))
+                )
                 written += len(chunk)
                 if this_slice.spent():
                     if pacer.spent():
@@ -188,31 +188,22 @@ def _part_writer(
         try:
             with _text_file(descriptor, marked=first) as handle:  # one mark, at the start
                 if first:
-                    csv.writer(handle).writerow(header)
-                lines = _Lines()
-                liner = csv.writer(lines)  # the lines the file's own writer would write
+                    handle.writelines(csv_lines([header]))
                 done = 0
                 for block in make_blocks():
-                    liner.writerows(block.rows)
+                    lines = csv_lines(block.rows)
                     placement = block.placement or range(len(lines))
                     for low in range(0, len(placement), COPY_CHUNK):
                         chunk = placement[low : low + COPY_CHUNK]
                         handle.writelines(map(lines.__getitem__, chunk))
                         done += len(chunk)
                         say(b"%d\n" % done)
-                    lines.clear()
         except OSError as exc:
             say(b"!%d %s\n" % (exc.errno or 0, (exc.strerror or str(exc)).encode()))
             raise
         return b""
 
     return work
-
-
-class _Lines(list[str]):
-    """A csv writer's lines, one item a row, for writing in another order."""
-
-    write = list.append  # in C: no Python call a row
 
 
 def _count(said: bytes) -> int:
