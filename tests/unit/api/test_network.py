@@ -16,7 +16,7 @@ import httpcore
 import pytest
 
 from app.api.errors import ApiConnectionError, ApiTimeoutError
-from app.api.http import Bounds, Transport
+from app.api.http import AnswerStream, Bounds, Transport
 from app.api.http.network import READ_AHEAD, AsyncioNetwork, AsyncioStream
 from tests.certificates import make_server_certificate
 from tests.conftest import run
@@ -130,6 +130,22 @@ def test_a_read_that_waits_too_long_is_a_read_timeout():
     run(main())
 
 
+def timers_armed() -> list[float]:
+    """When each timer the running loop arms from now on is due (a sleep's left out): the
+    list grows as they are armed."""
+    loop = asyncio.get_running_loop()
+    armed: list[float] = []
+    call_at = loop.call_at
+
+    def counted(when, callback, *args, **kwargs):
+        if callback.__qualname__ != "_set_result_unless_cancelled":  # not a sleep
+            armed.append(when)
+        return call_at(when, callback, *args, **kwargs)
+
+    loop.call_at = counted  # type: ignore[method-assign]
+    return armed
+
+
 def answering() -> Handler:
     """A server that answers each digit asked with an "x", that many tenths of a second on."""
 
@@ -146,15 +162,7 @@ def test_reads_that_wait_again_and_again_arm_one_timer_and_a_silence_still_times
     async def main():
         async with serving(answering()) as port:
             stream = await AsyncioNetwork().connect_tcp("127.0.0.1", port)
-            loop = asyncio.get_running_loop()
-            armed: list[float] = []
-            call_at = loop.call_at
-
-            def counted(when, callback, *args, **kwargs):
-                armed.append(when)
-                return call_at(when, callback, *args, **kwargs)
-
-            loop.call_at = counted  # type: ignore[method-assign]
+            armed = timers_armed()
             for _ in range(50):  # asked first: each read waits for its answer
                 await stream.write(b"0")
                 assert await stream.read(1024, timeout=30) == b"x"
@@ -404,21 +412,27 @@ def chunked_then(pause: asyncio.Event, parts: int) -> Handler:
     return answer
 
 
+@contextlib.asynccontextmanager
+async def answer_from(handler: Handler, bounds: Bounds) -> AsyncIterator[AnswerStream]:
+    """The answer of a server of the tests' own to a GET through a transport; both closed
+    at the end."""
+    async with serving(handler) as port:
+        transport = Transport(f"http://127.0.0.1:{port}", bounds=bounds)
+        try:
+            yield await transport.stream("GET", "/answer")
+        finally:
+            await transport.aclose()
+
+
 def test_an_answer_that_stops_coming_ends_at_its_total_time_in_the_read_that_waits():
     # nothing comes for far longer than the total time, but less than a read may wait
     async def main():
-        never = asyncio.Event()
-        async with serving(chunked_then(never, 1)) as port:
-            bounds = Bounds(stream_total=0.3, step_timeout=30)
-            transport = Transport(f"http://127.0.0.1:{port}", bounds=bounds)
-            try:
-                stream = await transport.stream("GET", "/slow")
-                async with asyncio.timeout(20):  # a failure, not a hang, when it is not kept
-                    with pytest.raises(ApiTimeoutError, match="did not end within 0.3 s"):
-                        async for _chunk in stream.chunks():
-                            pass
-            finally:
-                await transport.aclose()
+        bounds = Bounds(stream_total=0.3, step_timeout=30)
+        async with answer_from(chunked_then(asyncio.Event(), 1), bounds) as stream:
+            async with asyncio.timeout(20):  # a failure, not a hang, when it is not kept
+                with pytest.raises(ApiTimeoutError, match="did not end within 0.3 s"):
+                    async for _chunk in stream.chunks():
+                        pass
 
     run(main())
 
@@ -426,54 +440,35 @@ def test_an_answer_that_stops_coming_ends_at_its_total_time_in_the_read_that_wai
 def test_an_answer_read_in_many_parts_arms_one_timer_for_its_total_time():
     async def main():
         done = asyncio.Event()
-        async with serving(chunked_then(done, 40)) as port:
-            transport = Transport(f"http://127.0.0.1:{port}", bounds=Bounds(stream_total=60))
-            try:
-                stream = await transport.stream("GET", "/parts")
-                loop = asyncio.get_running_loop()
-                armed: list[float] = []
-                call_at = loop.call_at
-
-                def counted(when, callback, *args, **kwargs):
-                    if callback.__qualname__ != "_set_result_unless_cancelled":  # not a sleep
-                        armed.append(when)
-                    return call_at(when, callback, *args, **kwargs)
-
-                loop.call_at = counted  # type: ignore[method-assign]
-                received = b""
-                async for chunk in stream.chunks():
-                    received += chunk
-                    if len(received) == 120:
-                        done.set()
-                assert received == b"abc" * 40
-                # the answer's deadline, and the reads' one timer: not one for every read
-                assert len(armed) <= 2
-            finally:
-                await transport.aclose()
+        async with answer_from(chunked_then(done, 40), Bounds(stream_total=60)) as stream:
+            armed = timers_armed()
+            received = b""
+            async for chunk in stream.chunks():
+                received += chunk
+                if len(received) == 120:
+                    done.set()
+            assert received == b"abc" * 40
+            # the answer's deadline, and the reads' one timer: not one for every read
+            assert len(armed) <= 2
 
     run(main())
 
 
 def test_a_read_cancelled_from_outside_is_cancelled_not_a_timeout():
     async def main():
-        never = asyncio.Event()
-        async with serving(chunked_then(never, 1)) as port:
-            transport = Transport(f"http://127.0.0.1:{port}", bounds=Bounds(stream_total=0.2))
-            try:
-                stream = await transport.stream("GET", "/slow")
+        bounds = Bounds(stream_total=0.2)
+        async with answer_from(chunked_then(asyncio.Event(), 1), bounds) as stream:
 
-                async def read_all():
-                    async for _chunk in stream.chunks():
-                        pass
+            async def read_all():
+                async for _chunk in stream.chunks():
+                    pass
 
-                reading = asyncio.ensure_future(read_all())
-                await asyncio.sleep(0.05)  # waiting for what does not come
-                reading.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await reading
-                await asyncio.sleep(0.3)  # past the deadline: its timer was cancelled with it
-            finally:
-                await transport.aclose()
+            reading = asyncio.ensure_future(read_all())
+            await asyncio.sleep(0.05)  # waiting for what does not come
+            reading.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await reading
+            await asyncio.sleep(0.3)  # past the deadline: its timer was cancelled with it
 
     run(main())
 
