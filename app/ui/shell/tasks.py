@@ -177,6 +177,10 @@ class LiveCall:
         """The input changed: a call for it is due after the pause, and not before the
         spacing since the last call has passed."""
         now = (self._clock or _LoopClock()).now()
+        if self._due is not None and self._due <= now:
+            # overdue (the loop was busy when it came due): made as soon as the loop runs it,
+            # with this input, not put off by a pause that began after it came due
+            return
         self._due = max(now + self.pause, self._started + self.spacing)
         if self._worker is None:
             self._worker = self._tasks.spawn(self._work())

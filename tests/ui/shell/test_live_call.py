@@ -163,3 +163,35 @@ def test_input_that_could_not_be_asked_for_does_not_hold_the_next_call_back(qloo
         return made
 
     assert run_on(qloop, scenario()) == [pytest.approx(2 * PAUSE + 0.01)]
+
+
+def test_a_key_while_a_due_call_waits_for_the_busy_loop_does_not_put_it_off(qloop):
+    """The call came due while the loop was busy, and a key came before the loop ran it: it
+    is made as soon as the loop runs, for the input with that key, not a pause later (which
+    put the last call of a typed amount off by the spacing, 150 ms after the last key)."""
+
+    async def scenario() -> tuple[list[float], list[str]]:
+        clock = VirtualClock()
+        tasks = TaskGroup()
+        made: list[float] = []
+        asked_for: list[str] = []
+        text = ["1"]
+
+        def call():
+            made.append(round(clock.now(), 3))
+            asked_for.append(text[0])
+            return clock.sleep(ANSWER)
+
+        live = LiveCall(tasks, PAUSE, SPACING, call, clock=clock)
+        live.changed()
+        await clock.advance(0)  # waiting for the pause
+        clock.time = PAUSE + 0.03  # the loop busy past the call's time: not woken yet
+        text[0] = "12"
+        live.changed()  # a key meanwhile
+        await clock.advance(1.0)
+        await tasks.aclose()
+        return made, asked_for
+
+    made, asked_for = run_on(qloop, scenario())
+    assert made == [pytest.approx(PAUSE + 0.03)]
+    assert asked_for == ["12"]
