@@ -134,7 +134,7 @@ class TextColumn:
             while low < high:  # piece by piece
                 piece = bisect.bisect_right(self._firsts, low) - 1
                 first = self._firsts[piece]
-                end = min(high, self._firsts[piece + 1] if piece + 1 < len(self._firsts) else high)
+                end = min(high, first + self._piece_rows(piece))
                 text, starts = self._texts[piece], self._starts[piece]
                 if starts is None:
                     found += text.split(SEPARATOR)[low - first : end - first]

@@ -16,11 +16,10 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import email.utils
-import inspect
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -344,7 +343,7 @@ class AnswerStream:
         try:
             while True:
                 try:
-                    piece = await deadline.within(anext(raw, None))
+                    piece = await deadline.within(lambda: anext(raw, None))
                 except TimeoutError:
                     raise self.call.error(
                         ApiTimeoutError,
@@ -400,17 +399,15 @@ class _Deadline:
         if self._reading is not None:
             self._reading.cancel()
 
-    async def within(self, read: Awaitable[T]) -> T:
-        """The read's result, or TimeoutError (the read cancelled, or never started)."""
+    async def within(self, read: Callable[[], Awaitable[T]]) -> T:
+        """What ``read`` gives, or TimeoutError (the read cancelled, or never started)."""
         if self._passed or self._loop.time() >= self._when:
-            if inspect.iscoroutine(read):
-                read.close()  # never started
             raise TimeoutError
         task = asyncio.current_task()
         assert task is not None
         self._reading, self._cancelling = task, task.cancelling()
         try:
-            return await read
+            return await read()
         except asyncio.CancelledError:
             if self._passed and task.uncancel() <= self._cancelling:
                 raise TimeoutError from None  # the deadline's cancellation, not another's
