@@ -45,22 +45,34 @@ _JSON_COUNTERPARTIES = [
 
 
 Head = tuple[str, bool, str, int]  # kind, credit, description, counterparty (-1: none)
-# the rest of a record, after its head: filled in by one bytes formatting per piece
-_TAIL = b'"id":"ST%09d","booking_date":"%s","amount":%d,"reference":"TX%07d","balance_after":%d}'
+# a record's own values, filled in by one bytes formatting per piece: its id, booking date,
+# amount, reference and balance, in this order, between the values its head gives
+_ID_AND_DAY = b'{"id":"ST%09d","booking_date":"%s",'
+_AMOUNT = b'"amount":%d,'
+_REFERENCE_AND_BALANCE = b'"reference":"TX%07d","balance_after":%d}'
 _TEMPLATES_KEPT = 256  # templates kept for the next blocks: most heads recur, not invoices
 
 
 def _template(head: Head) -> bytes:
-    """A record's JSON with its head filled in and the rest left to ``_TAIL``'s formatting."""
+    """A record's JSON with its head filled in and its own values left to the formatting, the
+    keys in the order of the booked records and the contract's schema (AccountStatementModel
+    in resources/openapi/banking-v1.yaml), as a server writes them."""
     kind, credit, description, party = head
     name, iban = _JSON_COUNTERPARTIES[party] if party >= 0 else ("null", "null")
     direction = "credit" if credit else "debit"
-    text = (
-        f'{{"type":"{kind}","direction":"{direction}","currency":"{CURRENCY}",'
-        f'"description":{json.dumps(description, ensure_ascii=False)},'
+    kind_and_direction = f'"type":"{kind}","direction":"{direction}",'
+    rest = (
+        f'"currency":"{CURRENCY}","description":{json.dumps(description, ensure_ascii=False)},'
         f'"counterparty_name":{name},"counterparty_account":{iban},'
     )
-    return text.encode().replace(b"%", b"%%") + _TAIL
+    return b"".join(
+        (_ID_AND_DAY, _literal(kind_and_direction), _AMOUNT, _literal(rest), _REFERENCE_AND_BALANCE)
+    )
+
+
+def _literal(text: str) -> bytes:
+    """Text as itself in a bytes format."""
+    return text.encode().replace(b"%", b"%%")
 
 
 @dataclass(frozen=True)

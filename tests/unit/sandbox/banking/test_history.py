@@ -5,7 +5,9 @@ import json
 import tracemalloc
 
 import pytest
+import yaml
 
+from app.core.resources import OPENAPI_V1
 from app.sandbox.banking.history import BLOCK, DemoHistory
 from app.sandbox.banking.ledger import Ledger, Movement
 
@@ -41,6 +43,19 @@ def test_records_are_a_consistent_statement_and_the_balances_follow():
     assert {"card", "sepa", "internal", "interest"} <= kinds
     assert any(r["description"] == "Salary" for r in records)
     assert records[0]["reference"] is None and records[2]["reference"] == "TX0000000"
+
+
+def test_generated_records_have_the_keys_of_booked_ones_in_the_schemas_order():
+    """As a server writes them (and the client's fast path reads them fastest)."""
+    spec = yaml.safe_load(OPENAPI_V1.read_text(encoding="utf-8"))
+    order = list(spec["components"]["schemas"]["AccountStatementModel"]["properties"])
+    records = json.loads(ledger_with(BLOCK).statement_json(*EVER, None))
+    assert list(records[0]) == order  # booked
+    generated = records[2:]
+    assert {tuple(record) for record in generated} == {tuple(order)}
+    # with a counterparty and without (interest), and text that is not ASCII
+    assert {r["counterparty_name"] is None for r in generated} == {True, False}
+    assert any(r["counterparty_name"] == "Amazon EU S.à r.l." for r in generated)
 
 
 def test_any_period_reads_the_same_records_as_the_whole():
