@@ -35,6 +35,7 @@ from app.api.errors import (
     InvalidInput,
     ResponseValidationError,
 )
+from app.api.http import h11_buffer
 from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
 from app.api.http.failures import (
@@ -57,6 +58,7 @@ READ_BYTES = 256 * 1024
 T = TypeVar("T")
 SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
 httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
+h11_buffer.install()  # an answer's bytes handed on by h11, not copied twice more
 
 
 class Transport:
