@@ -48,6 +48,10 @@ class JsonArraySplitter:
     def feed(self, chunk: bytes) -> list[bytes]:
         """Pieces completed by this chunk, each its items as a JSON array (the last comma left
         out)."""
+        if self._opened and len(self._buffer) + len(chunk) >= self.piece_size:
+            piece = self._cut_in(chunk)
+            if piece is not None:
+                return [piece]
         buffer = self._buffer
         buffer += chunk
         if not self._opened:
@@ -80,6 +84,30 @@ class JsonArraySplitter:
         self._last = -1
         self._cut = True
         return [piece]
+
+    def _cut_in(self, chunk: bytes) -> bytes | None:
+        """The piece up to the chunk's last cut, with the buffer's bytes before it, copied once
+        (added to the buffer first, the chunk's bytes were copied twice); the buffer then
+        holds the rest of the chunk. The cut is found in the chunk alone, as `_scan` finds it:
+        None (nothing done) when the chunk has none, or when one of its commas has only
+        whitespace before it for as far as this looks, which `_scan` then tells."""
+        end = len(chunk)
+        while (comma := chunk.rfind(b",", 0, end)) >= 0:
+            before = chunk[max(0, comma - _LOOK_BACK) : comma].rstrip(WHITESPACE)
+            if not before:
+                return None
+            if before.endswith(b"}"):
+                break
+            end = comma
+        else:
+            return None
+        with memoryview(chunk) as view:
+            piece = b"".join((b"[", self._buffer, view[:comma], b"]"))
+            self._buffer = bytearray(view[comma + 1 :])
+        self._scanned = len(self._buffer)  # no cut after the last one
+        self._last = -1
+        self._cut = True
+        return piece
 
     def _scan(self) -> None:
         """Search the bytes not yet scanned for cuts, from their end back: the first cut met

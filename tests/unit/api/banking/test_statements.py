@@ -49,6 +49,30 @@ def test_any_chunking_gives_back_the_items(items, chunk_size, piece_size, indent
     assert parse_all(split(raw, chunk_size, piece_size)) == items
 
 
+class BufferOnlySplitter(JsonArraySplitter):
+    """Every chunk added to the buffer first, and cut there."""
+
+    def _cut_in(self, chunk: bytes) -> bytes | None:
+        return None
+
+
+@given(
+    st.lists(objects, max_size=30),
+    st.integers(min_value=1, max_value=50),
+    st.integers(min_value=1, max_value=200),
+    st.sampled_from([None, 1, 40]),
+)
+def test_a_cut_found_in_the_chunk_is_the_cut_the_buffer_gives(
+    items, chunk_size, piece_size, indent
+):
+    raw = json.dumps(items, ensure_ascii=False, indent=indent).encode()
+    ours, buffer_only = JsonArraySplitter(piece_size), BufferOnlySplitter(piece_size)
+    for start in range(0, len(raw), chunk_size):
+        chunk = raw[start : start + chunk_size]
+        assert ours.feed(chunk) == buffer_only.feed(chunk)
+    assert ours.finish() == buffer_only.finish()
+
+
 def test_pieces_end_where_objects_end():
     raw = b'[{"a": 1}, {"b": "x},y"}, {"c": 3}]'
     pieces = split(raw, 4, 1)
@@ -56,19 +80,27 @@ def test_pieces_end_where_objects_end():
     assert parse_all(pieces) == [{"a": 1}, {"b": "x},y"}, {"c": 3}]
 
 
-@pytest.mark.parametrize("spaces", [63, 64, 65, 5000])
+@pytest.mark.parametrize("spaces", [[63], [64], [65], [5000], [0, 0, 100]])
 def test_whitespace_of_any_length_before_a_comma_still_ends_a_piece(spaces):
     items = [{"n": n, "text": "x" * 100} for n in range(200)]
-    raw = b"[" + (b" " * spaces + b",").join(json.dumps(item).encode() for item in items) + b"]"
-    splitter = JsonArraySplitter(piece_size=1024, record_bytes=8192)
-    pieces = [
-        piece
-        for start in range(0, len(raw), 700)
-        for piece in splitter.feed(raw[start : start + 700])
-    ]
-    pieces.extend(splitter.finish())
+    texts = [json.dumps(item).encode() for item in items]
+    commas = [b" " * spaces[n % len(spaces)] + b"," for n in range(len(items) - 1)]
+    between = b"".join(text + comma for text, comma in zip(texts[:-1], commas, strict=True))
+    raw = b"[" + between + texts[-1] + b"]"
+    cut = []
+    for kind in (JsonArraySplitter, BufferOnlySplitter):
+        splitter = kind(piece_size=1024, record_bytes=8192)
+        pieces = [
+            piece
+            for start in range(0, len(raw), 700)
+            for piece in splitter.feed(raw[start : start + 700])
+        ]
+        pieces.extend(splitter.finish())
+        cut.append(pieces)
+    pieces, buffer_only = cut
     assert len(pieces) > 10  # cut as it arrived, not refused as one endless record
     assert parse_all(pieces) == items
+    assert pieces == buffer_only  # a comma the chunk cannot tell alone is the buffer's to tell
 
 
 @pytest.mark.parametrize(
