@@ -46,20 +46,21 @@ class WholeReceiveBuffer(ReceiveBuffer):
         data = self._editable()  # a head's lines are edited in place by h11
         if count < len(data):
             return super()._extract(count)
-        self._data = bytearray()
-        self._next_line_search = 0
-        self._multiple_lines_search = 0
+        self._hand_over()
         return data
 
     def maybe_extract_at_most(self, count: int) -> bytes | bytearray | None:  # type: ignore[override] # h11's Data holds bytes
         if count <= 0:  # never asked by h11's readers: as h11 answers it
             return super().maybe_extract_at_most(count)
-        data = self._data
-        if not data:
+        if not self._data:
             return None
-        if count < len(data):
+        if count < len(self._data):
             return self._extract(count)
-        self._data = bytearray()
+        return self._hand_over()
+
+    def _hand_over(self) -> bytes | bytearray:
+        """All it holds, as it holds it; a new buffer begins."""
+        data, self._data = self._data, bytearray()
         self._next_line_search = 0
         self._multiple_lines_search = 0
         return data
