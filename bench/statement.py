@@ -230,6 +230,15 @@ def _ratios(app: dict[str, Any], peers: dict[str, Any]) -> list[dict[str, object
     ]
 
 
+def _load_only(url: str) -> dict[str, Any]:
+    return _measure(url, 1, 1_000_000, load_only=True)
+
+
+def _reading_only(url: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        return statement_peers.measure(url, SEARCHED, folder, 1, reading_only=True)
+
+
 def run_1m() -> list[dict[str, object]]:
     partner_desk = str(Path(sys.executable).with_name("partner-desk"))
     sandbox = subprocess.Popen(
@@ -251,12 +260,11 @@ def run_1m() -> list[dict[str, object]]:
         # machine slowing or speeding up then weighs on both sides alike), and the median
         rounds = [(app, peers)]
         for number in range(1, READING_ROUNDS):
-            load_first = number % 2 == 1
-            loaded = _measure(url, 1, 1_000_000, load_only=True) if load_first else None
-            with tempfile.TemporaryDirectory() as folder:
-                reading = statement_peers.measure(url, SEARCHED, folder, 1, reading_only=True)
-            if loaded is None:
-                loaded = _measure(url, 1, 1_000_000, load_only=True)
+            if number % 2:
+                loaded, reading = _load_only(url), _reading_only(url)
+            else:
+                reading = _reading_only(url)
+                loaded = _load_only(url)
             rounds.append((loaded, reading))
         # each round's ratio from its own load, before the first round's time becomes the median
         reading_ratios = _reading_ratios(rounds)
