@@ -4,9 +4,9 @@ on its own, `partner-desk sandbox`); either way the peak memory is the app's pro
 Each run measures the time to all rows in the view, the longest GUI stall meanwhile (a 16 ms
 timer's lateness) and the process's peak memory; the million-row run then also sorts by
 amount, searches, clears the search and exports the CSV, measuring each and its longest stall,
-and sets each beside its peer measured just before against the same sandbox
-(bench/statement_peers.py): the ratios to a minimal reader, to curl, to sorted(), to a plain
-scan and to the csv writer."""
+and sets each beside its peer against the same sandbox (bench/statement_peers.py): the ratios
+to a minimal reader and to curl (read just before the load, or just after it), and to sorted(),
+a plain scan and the csv writer (a round of theirs beside each round of the window's)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from bench import statement_peers
+from bench.rounds import Rounds
 
 SEARCHED = "maxima"  # the text the million-row search looks for
 READING_ROUNDS = 5  # rounds of the million-row load and its reading peers
-# rounds of the sort, the search and the export, and of their peers: one round's ratio moved
-# from 0.69 to 1.18 (the sort) and from 0.77 to 1.58 (the export) between runs minutes apart
-WORK_ROUNDS = 3
+# rounds of the sort, the search and the export, each beside a round of its peer: one round's
+# ratio moved from 0.69 to 1.18 (the sort) and from 0.77 to 1.58 (the export) between runs
+# minutes apart, and with all the peer's rounds a minute before the window's, from 0.65 to 1.41
+WORK_ROUNDS = 5
 
 SCRIPT = """
 import asyncio, json, resource, statistics, sys, time
@@ -38,8 +40,7 @@ from app.ui.statements import StatementsArea
 
 settings_path, url = sys.argv[1], sys.argv[2]
 account_index, rows = int(sys.argv[3]), int(sys.argv[4])
-work_rounds = int(sys.argv[6])  # rounds of the sort, the search and the export
-load_only = sys.argv[7:] == ["load-only"]  # a further round of the load: no sort, no export
+load_only = sys.argv[6:] == ["load-only"]  # a further round of the load: no sort, no export
 if url == "embedded":  # as the window runs it: app.cli.gui.run
     from app.cli import own_command
     from app.serving.child import SandboxProcess
@@ -122,12 +123,15 @@ async def main():
     figures["rows"] = view.model.rowCount()
     assert figures["rows"] >= rows, figures
     if rows >= 1_000_000 and not load_only:
+        print(json.dumps(figures), flush=True)  # the load's: then a round each time asked
         settled = settled_of(view.model)
         import pathlib, tempfile
         target = pathlib.Path(tempfile.mkdtemp()) / "statement.csv"
+        # "round" on stdin, until it closes; read off the GUI thread, which goes on meanwhile
+        asked = lambda: asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
         # each the same work a round: a sort by the same column starts from the booking
         # order's keys again, whatever the rows' order shown
-        for _ in range(work_rounds):
+        while await asked():
             await timed("sort", lambda: view.table.sortByColumn(2, Qt.SortOrder.AscendingOrder),
                         settled)
             await timed("search", lambda: view.search.setText(sys.argv[5]), settled)
@@ -136,6 +140,7 @@ async def main():
             await timed("export", lambda: area.export_to(target), its_task)
             figures["export_rows"] = sum(1 for _ in target.open(encoding="utf-8-sig")) - 1
             target.unlink()
+            print(json.dumps({"round": len(figures["export_rounds"])}), flush=True)
         figures["peak_rss_after_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(figures), flush=True)
     await window.aclose()
@@ -147,16 +152,24 @@ if sandbox is not None:
 """
 
 
+def _command(url: str, account_index: int, rows: int, settings: str) -> list[str]:
+    return [sys.executable, "-c", SCRIPT, settings, url, str(account_index), str(rows), SEARCHED]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+
+
 def _measure(url: str, account_index: int, rows: int, *, load_only: bool = False) -> dict[str, Any]:
+    """The window's figures of one load (and nothing after it, below a million rows or with
+    ``load_only``)."""
     with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-        command = [sys.executable, "-c", SCRIPT, str(Path(folder) / "settings.ini")]
         result = subprocess.run(
-            [*command, url, str(account_index), str(rows), SEARCHED, str(WORK_ROUNDS)]
+            _command(url, account_index, rows, str(Path(folder) / "settings.ini"))
             + (["load-only"] if load_only else []),
             capture_output=True,
             text=True,
-            env=env,
+            env=_env(),
             timeout=600,
             check=True,
         )
@@ -183,51 +196,31 @@ def run_100k() -> list[dict[str, object]]:
     return _figures("statement_100k", _measure("embedded", 0, 100_000))
 
 
-def _reading_ratios(rounds: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[dict]:
-    """The load over the reader's and curl's: in each round the peers read the statement just
-    before the window loads it; the median of the rounds' ratios, each round's beside it."""
-    figures: list[dict[str, object]] = []
-    for name, theirs in (("reader", "reader_s"), ("curl", "curl_s")):
-        ratios = [app["shown_s"] / peers[theirs] for app, peers in rounds]
-        figures.append(
-            {
-                "name": f"statement_1m_ratio_to_{name}",
-                "value": round(statistics.median(ratios), 2),
-                "unit": "ratio",
-                "app_s": round(statistics.median(app["shown_s"] for app, _ in rounds), 3),
-                theirs: round(statistics.median(peers[theirs] for _, peers in rounds), 3),
-                "rounds": [
-                    [round(app["shown_s"], 3), round(peers[theirs], 3)] for app, peers in rounds
-                ],
-                "smallest": round(min(ratios), 2),
-                "largest": round(max(ratios), 2),
-            }
-        )
-    return figures
+def _ratio(name: str, mine: list[float], theirs: list[float], shown_as: str) -> dict[str, object]:
+    """The window's times over its peer's, round by round: the median of the rounds' ratios,
+    both sides' medians beside it, each round's pair of times (the window's, then the
+    peer's) and the smallest and largest ratio."""
+    ratios = [each / peer for each, peer in zip(mine, theirs, strict=True)]
+    return {
+        "name": name,
+        "value": round(statistics.median(ratios), 2),
+        "unit": "ratio",
+        "app_s": round(statistics.median(mine), 3),
+        shown_as: round(statistics.median(theirs), 3),
+        "rounds": [
+            [round(each, 3), round(peer, 3)] for each, peer in zip(mine, theirs, strict=True)
+        ],
+        "smallest": round(min(ratios), 2),
+        "largest": round(max(ratios), 2),
+    }
 
 
-def _ratios(app: dict[str, Any], peers: dict[str, Any]) -> list[dict[str, object]]:
-    """Each of the window's figures over its peer's, with both beside the ratio: the medians
-    of WORK_ROUNDS rounds, and the rounds (the window's, then the peer's)."""
-    pairs = [
-        ("statement_1m_sort_ratio_to_sorted", "sort_s", "sorted_s", "sorted_s"),
-        ("statement_1m_search_ratio_to_scan", "search_s", "scan_s", "scan_s"),
-        ("statement_1m_export_ratio_to_csv", "export_s", "csv_s", "csv_writer_s"),
-    ]
-    return [
-        {
-            "name": name,
-            "value": round(app[mine] / peers[theirs], 2),  # the medians of their rounds
-            "unit": "ratio",
-            "app_s": round(app[mine], 3),
-            shown_as: round(peers[theirs], 3),
-            "rounds": [
-                [round(each, 3) for each in app[mine.removesuffix("_s") + "_rounds"]],
-                [round(each, 3) for each in peers[theirs.removesuffix("_s") + "_rounds"]],
-            ],
-        }
-        for name, mine, theirs, shown_as in pairs
-    ]
+# the window's figure, its peer's, and the name the peer's median is shown by
+_WORK_RATIOS = (
+    ("statement_1m_sort_ratio_to_sorted", "sort", "sorted", "sorted_s"),
+    ("statement_1m_search_ratio_to_scan", "search", "scan", "scan_s"),
+    ("statement_1m_export_ratio_to_csv", "export", "csv", "csv_writer_s"),
+)
 
 
 def _load_only(url: str) -> dict[str, Any]:
@@ -236,7 +229,24 @@ def _load_only(url: str) -> dict[str, Any]:
 
 def _reading_only(url: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
-        return statement_peers.measure(url, SEARCHED, folder, 1, reading_only=True)
+        return statement_peers.reading(url, SEARCHED, folder)
+
+
+def _alternated(url: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The window's figures and its peers': the peers read the statement, then the window
+    loads it, then WORK_ROUNDS rounds of the sort, the search and the export, each beside a
+    round of its peers (the window first in every other round), both processes waiting
+    between their rounds."""
+    with tempfile.TemporaryDirectory() as folder:
+        settings = str(Path(folder) / "settings.ini")
+        with (
+            Rounds(statement_peers.command(url, SEARCHED, folder)) as peers,
+            Rounds(_command(url, 1, 1_000_000, settings), env=_env()) as window,
+        ):
+            for number in range(WORK_ROUNDS):
+                for side in (window, peers) if number % 2 == 0 else (peers, window):
+                    side.round()
+            return window.finish(), peers.finish()
 
 
 def run_1m() -> list[dict[str, object]]:
@@ -247,9 +257,7 @@ def run_1m() -> list[dict[str, object]]:
     try:
         assert sandbox.stdout is not None
         url = sandbox.stdout.readline().split()[-1]  # "Sandbox listening on http://…"
-        with tempfile.TemporaryDirectory() as folder:
-            peers = statement_peers.measure(url, SEARCHED, folder, WORK_ROUNDS)
-        app = _measure(url, 1, 1_000_000)
+        app, peers = _alternated(url)
         if app["search_rows"] != peers["scan_rows"]:
             raise RuntimeError(
                 f"the search found {app['search_rows']} rows, the plain scan {peers['scan_rows']}"
@@ -266,11 +274,20 @@ def run_1m() -> list[dict[str, object]]:
                 reading = _reading_only(url)
                 loaded = _load_only(url)
             rounds.append((loaded, reading))
-        # each round's ratio from its own load, before the first round's time becomes the median
-        reading_ratios = _reading_ratios(rounds)
-        app["shown_s"] = statistics.median(mine["shown_s"] for mine, _ in rounds)
+        loads = [mine["shown_s"] for mine, _ in rounds]
+        ratios = [
+            _ratio(
+                f"statement_1m_ratio_to_{name}", loads, [peer[theirs] for _, peer in rounds], theirs
+            )
+            for name, theirs in (("reader", "reader_s"), ("curl", "curl_s"))
+        ]
+        ratios += [
+            _ratio(name, app[mine + "_rounds"], peers[theirs + "_rounds"], shown_as)
+            for name, mine, theirs, shown_as in _WORK_RATIOS
+        ]
+        app["shown_s"] = statistics.median(loads)
         app["max_stall_ms"] = max(mine["max_stall_ms"] for mine, _ in rounds)
-        return _figures("statement_1m", app) + reading_ratios + _ratios(app, peers)
+        return _figures("statement_1m", app) + ratios
     finally:
         sandbox.terminate()
         sandbox.wait(timeout=30)

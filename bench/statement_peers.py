@@ -4,7 +4,9 @@ msgspec decoding each part as it arrives, the values put into one list per field
 Python's `sorted()` over the amount column's values; a plain scan of the columns the
 window's search reads (each value lower-cased, the text looked for in it); and the standard
 `csv` writer writing the same rows, as text in lists, to a file in the same folder as the
-window's export."""
+window's export. The reading is measured once the process starts; the sort, the scan and the
+writer a round at a time, when the bench asks (a line "round" on its stdin), so that their
+rounds alternate with the window's."""
 
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ from pathlib import Path
 import httpx, msgspec
 
 url, user, password, partner, needle = sys.argv[1:6]
-work_rounds = int(sys.argv[7])  # rounds of the sort, the scan and the writer
 auth = (user, password)
 headers = {"x-partner-code": partner}
 client_id = "C0000001"
@@ -82,20 +83,18 @@ take(rest if rest.lstrip().startswith(b"[") else b"[" + rest)
 columns = dict(zip(FIELDS, lists))
 figures["reader_s"] = time.perf_counter() - started
 figures["rows"] = len(columns["id"])
-if sys.argv[8:] == ["reading-only"]:
-    print(json.dumps(figures), flush=True)
+print(json.dumps(figures), flush=True)
+if sys.argv[7:] == ["reading-only"]:
     sys.exit()
 
-def rounds(name, work):  # the median of the rounds is the figure
-    taken = figures[name + "_rounds"] = []
-    for _ in range(work_rounds):
-        started = time.perf_counter()
-        work()
-        taken.append(time.perf_counter() - started)
+def timed(name, work):  # one round's time; the median of the rounds is the figure
+    started = time.perf_counter()
+    work()
+    taken = figures.setdefault(name + "_rounds", [])
+    taken.append(time.perf_counter() - started)
     figures[name + "_s"] = statistics.median(taken)
 
 amounts = columns["amount"]
-rounds("sorted", lambda: sorted(amounts))
 
 searched = [columns[name] for name in
             ("id", "description", "reference", "type", "currency", "counterparty_name",
@@ -104,8 +103,6 @@ found = []
 def scan():
     found[:] = [row for row in range(len(amounts))
                 if any(needle in (column[row] or "").lower() for column in searched)]
-rounds("scan", scan)
-figures["scan_rows"] = len(found)
 
 def major(minor):
     sign = "-" if minor < 0 else ""
@@ -127,33 +124,42 @@ def write():
                          "Counterparty account", "Reference", "Balance"])
         writer.writerows(rows)
     target.unlink()  # as the window's export is, between its rounds
-rounds("csv", write)
+
+for command in sys.stdin:  # "round", until the bench closes our stdin
+    timed("sorted", lambda: sorted(amounts))
+    timed("scan", scan)
+    figures["scan_rows"] = len(found)
+    timed("csv", write)
+    print(json.dumps({"round": len(figures["csv_rounds"])}), flush=True)
 print(json.dumps(figures), flush=True)
 """
 
 
-def measure(
-    url: str, needle: str, folder: str, work_rounds: int, *, reading_only: bool = False
-) -> dict[str, Any]:
-    """The peers' figures against the sandbox at ``url`` (the demo user's busy account):
-    the sort, the scan and the writer the median of ``work_rounds`` rounds (their times in
-    ``…_rounds``); ``reading_only``: curl's and the reader's alone."""
+def command(url: str, needle: str, folder: str, *, reading_only: bool = False) -> list[str]:
+    """The peers' process against the sandbox at ``url`` (the demo user's busy account): it
+    reads the statement (curl, then the reader) and prints their figures; then, unless
+    ``reading_only``, a round of the sort, the scan and the writer each time it is asked
+    (`bench.rounds.Rounds`), and all their figures once its stdin closes."""
     from app.ui.connection.profiles import SANDBOX_PARTNER_CODE, SANDBOX_PASSWORD, SANDBOX_USER
 
+    return [
+        sys.executable,
+        "-c",
+        PEERS,
+        url,
+        SANDBOX_USER,
+        SANDBOX_PASSWORD,
+        SANDBOX_PARTNER_CODE,
+        needle,
+        folder,
+        *(["reading-only"] if reading_only else []),
+    ]
+
+
+def reading(url: str, needle: str, folder: str) -> dict[str, Any]:
+    """curl's and the reader's figures alone (``curl_s``, ``reader_s``)."""
     result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            PEERS,
-            url,
-            SANDBOX_USER,
-            SANDBOX_PASSWORD,
-            SANDBOX_PARTNER_CODE,
-            needle,
-            folder,
-            str(work_rounds),
-            *(["reading-only"] if reading_only else []),
-        ],
+        command(url, needle, folder, reading_only=True),
         capture_output=True,
         text=True,
         timeout=600,
