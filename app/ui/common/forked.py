@@ -25,6 +25,8 @@ import sys
 import threading
 from collections.abc import Callable
 
+from app.core import heap
+
 AVAILABLE = sys.platform.startswith("linux")  # macOS forbids most of its libraries after fork
 if AVAILABLE:
     import fcntl
@@ -70,6 +72,7 @@ class Forked:
                     os.close(_written_by_this_copy)
                 _written_by_this_copy = write_end
                 gc.disable()
+                heap.reuse_large_blocks()
                 os.close(read_end)
                 _end_with(parent)
                 _write_all(write_end, work(lambda said: _write_all(write_end, said)))

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import signal
+import subprocess
+import sys
 import time
 
 import psutil
@@ -198,3 +201,40 @@ def test_a_copy_ends_when_the_process_that_forked_it_ends():
     finally:  # failed, the orphan is not left sleeping
         with contextlib.suppress(ProcessLookupError):
             os.kill(inner_pid, signal.SIGKILL)
+
+
+LARGE_BLOCKS = """
+import resource, time
+from app.core.heap import keep_freed_memory
+from app.ui.common import forked
+assert keep_freed_memory()  # as the window has it once a statement is read
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def allocate():  # 48 MiB in blocks of 4 MiB (a million rows' sort keys are 8 MB), then freed
+    blocks = [bytearray(4 << 20) for _ in range(12)]
+    del blocks
+def later_rounds(_say=None):
+    allocate(); allocate()
+    before = faults()
+    for _ in range(3):
+        allocate()
+    return str(faults() - before).encode()
+copy = forked.Forked(later_rounds)
+while not copy.poll():  # the copy's end is final: this cannot miss it
+    time.sleep(0.001)
+print(later_rounds().decode(), copy.result().decode())
+"""
+LARGE_BLOCK_PAGES = 3 * 48 * 1024 * 1024 // 4096  # of the three rounds counted
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's settings")
+def test_a_copy_reuses_the_large_blocks_it_frees_where_the_window_maps_each_anew():
+    """The window maps each block of a megabyte or more apart (app.core.heap), every one
+    faulted in anew; a copy doing a sort's work gets them from the heap and reuses them."""
+    answer = subprocess.run(
+        [sys.executable, "-c", LARGE_BLOCKS], capture_output=True, text=True, check=True
+    )
+    in_the_window, in_the_copy = map(int, answer.stdout.split())
+    if in_the_window < LARGE_BLOCK_PAGES // 4:
+        pytest.skip("this glibc reuses large blocks by itself: nothing to tell apart")
+    assert in_the_copy < LARGE_BLOCK_PAGES // 10
