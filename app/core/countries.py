@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from functools import cache
-from pathlib import Path
 
-# pycountry's ISO 3166-1 table, in the package as pycountry itself reads it
-_TABLE = Path("databases", "iso3166-1.json")
+from app.core.resources import package_file
+
+_TABLE = "databases/iso3166-1.json"  # pycountry's ISO 3166-1 table, as pycountry reads it
 
 
 @cache
@@ -16,7 +15,7 @@ def _names() -> dict[str, str]:
     # loaded on first use, not at start-up: the first page's countries are checked with it
     try:
         return _names_in_table()
-    except (OSError, ValueError, LookupError, TypeError, AttributeError):  # laid out otherwise
+    except (OSError, ValueError, LookupError, TypeError):  # the table laid out otherwise
         import pycountry
 
         return {str(country.alpha_2): str(country.name) for country in pycountry.countries}
@@ -24,13 +23,8 @@ def _names() -> dict[str, str]:
 
 def _names_in_table() -> dict[str, str]:
     """The names by code, read from pycountry's table without importing pycountry: its import
-    looks its own version up in the installed packages' metadata (importlib.metadata), which
-    took 35 ms of the way to the first page, in the window and in the sandbox alike."""
-    spec = importlib.util.find_spec("pycountry")  # found, not imported
-    if spec is None or not spec.submodule_search_locations:
-        raise LookupError("pycountry is not a package here")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    entries = json.loads((folder / _TABLE).read_bytes())["3166-1"]
+    looks its own version up in the installed packages' metadata (importlib.metadata)."""
+    entries = json.loads(package_file("pycountry", _TABLE))["3166-1"]
     names = {entry["alpha_2"]: entry["name"] for entry in entries}
     if not names or not all(
         type(code) is str and type(name) is str for code, name in names.items()

@@ -27,7 +27,7 @@ def test_the_table_read_gives_pycountry_s_own_names():
 
 
 def test_a_table_laid_out_otherwise_gives_the_names_through_pycountry(monkeypatch, fresh_names):
-    monkeypatch.setattr(countries, "_TABLE", countries._TABLE.with_name("moved.json"))
+    monkeypatch.setattr(countries, "_TABLE", "databases/moved.json")
     with pytest.raises(FileNotFoundError):
         countries._names_in_table()
     assert countries._names() == PYCOUNTRY_NAMES

@@ -1,9 +1,13 @@
+import subprocess
+import sys
 from decimal import Decimal
 
+import iso4217
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.core import money
 from app.core.money import (
     MoneyError,
     exponent,
@@ -93,3 +97,54 @@ def test_plain_decimals_of_small_and_unknown_amounts():
     ]
     assert plain_decimal(-7, "JPY") == "-7" and plain_decimal(1, "KWD") == "0.001"
     assert plain_decimal(1234, "XYZ") == "1234"  # an unknown currency keeps minor units
+
+
+ISO4217_EXPONENTS = {
+    currency.code: currency.exponent
+    for currency in iso4217.Currency
+    if currency.exponent is not None
+}
+
+
+@pytest.fixture
+def fresh_exponents():
+    money._exponents.cache_clear()
+    yield
+    money._exponents.cache_clear()
+
+
+def test_the_table_read_gives_iso4217_s_own_exponents():
+    assert money._exponents_in_table() == ISO4217_EXPONENTS
+    assert len(ISO4217_EXPONENTS) > 150
+
+
+def test_a_table_laid_out_otherwise_gives_the_exponents_through_iso4217(
+    monkeypatch, fresh_exponents
+):
+    def moved(package: str, name: str) -> bytes:
+        raise FileNotFoundError(name)
+
+    monkeypatch.setattr(money, "package_file", moved)
+    assert money._exponents() == ISO4217_EXPONENTS
+    monkeypatch.setattr(money, "package_file", lambda package, name: b"<ISO_4217><CcyTbl>")
+    money._exponents.cache_clear()
+    assert money._exponents() == ISO4217_EXPONENTS  # not XML: read through iso4217
+
+
+def test_formatting_money_does_not_import_iso4217():
+    """Its import builds an enum of every code: 35 ms of the GUI thread when a statement's
+    first rows were painted."""
+    formatted = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from app.core.money import format_minor\n"
+            "print(format_minor(123456, 'EUR'), format_minor(5, 'JPY'), 'iso4217' in sys.modules,"
+            " sep='|')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert formatted.stdout.strip().split("|") == [format_minor(123456, "EUR"), "5 JPY", "False"]
