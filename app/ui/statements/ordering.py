@@ -1,9 +1,10 @@
 """The order of a statement's rows by a column: worked out by forked copies of the process
 (app.ui.common.forked) while the window paints, or here in slices between its paints.
 
-From `FORK_AT` rows, where forking is possible, the copies sort: a `packable` column
-(app.ui.statements.packed_keys) is cut into key ranges that two copies sort side by side, any
-other column is sorted by one copy in one call. Below that, or when no copy can be had, the
+From `FORK_AT` rows, where forking is possible, the copies sort: for a `packable` column
+(app.ui.statements.packed_keys) two copies each make the keys of half the rows into memory
+they share, then each sorts a range of the keys, side by side; any other column is sorted by
+one copy in one call. Below that, or when no copy can be had, the
 rows are sorted here: runs sorted one at a time, then merged a part at a time.
 """
 
@@ -25,7 +26,7 @@ from app.ui.statements.packed_keys import (
     dictionary_of,
     ordered_part,
     packable,
-    packed_keys,
+    packed_key_bytes,
     text_ranks,
 )
 from app.ui.statements.table_columns import (
@@ -89,14 +90,15 @@ def _sorted_into(
         chosen = None if len(rows) == len(data) else rows  # None: all the rows, in some order
 
         def by_keys(_say: Callable[[bytes], None]) -> bytes:
-            keys = packed_keys(data, column, descending)
-            # the other parts by copies of this copy: the keys made once, the columns the
-            # same for all (the window forks once, for a shorter pause)
+            # the other parts by copies of this copy (the window forks once, for a shorter
+            # pause), each making the keys of its run of rows into memory they all share, and
+            # sorting its range of them once all are made
+            keys = _SharedKeys(len(data), parts)
             others = [
-                forked.Forked(partial(_part, shared, keys, chosen, part, parts))
+                forked.Forked(partial(_part, shared, keys, data, column, descending, chosen, part))
                 for part in range(1, parts)
             ]
-            _part(shared, keys, chosen, 0, parts, None)
+            _part(shared, keys, data, column, descending, chosen, 0, None)
             if any(other.wait() is None for other in others):
                 raise RuntimeError("a part of the sort failed")  # the window sorts
             return b""
@@ -128,16 +130,53 @@ def _sorted_into(
     return result
 
 
+class _SharedKeys:
+    """Every row's packed key, made a run of rows by each part of a sort (copies forked after
+    this is made): half the time with two copies of what one took for all the rows."""
+
+    def __init__(self, count: int, parts: int) -> None:
+        self.count, self.parts = count, parts
+        self.area = mmap.mmap(-1, max(8 * count, 1))  # anonymous and shared, as each part's
+        self.made = mmap.mmap(-1, parts)  # a part's flag, set once its run is in ``area``
+        # never written to: read until every part has closed its end, done or ended
+        self._waiting, self._writing = os.pipe()
+
+    def run_of(self, part: int) -> range:
+        return range(self.count * part // self.parts, self.count * (part + 1) // self.parts)
+
+    def put(self, part: int, raw: bytes | bytearray) -> None:
+        run = self.run_of(part)
+        self.area[8 * run.start : 8 * run.stop] = raw
+        self.made[part] = 1
+
+    def every(self) -> array[float]:
+        """Every row's key, once every part has made its run (this part's made already)."""
+        os.close(self._writing)
+        while os.read(self._waiting, 1):  # nothing comes but the end
+            pass
+        os.close(self._waiting)
+        if self.made[:] != b"\x01" * self.parts:  # a part ended without making its run
+            raise RuntimeError("a part of the sort ended before its keys were made")
+        keys = array("d")
+        with memoryview(self.area) as made:  # released before the area can be closed
+            keys.frombytes(made[: 8 * self.count])
+        return keys
+
+
 def _part(
     shared: mmap.mmap,
-    keys: array[float],
+    keys: _SharedKeys,
+    data: StatementColumns,
+    column: int,
+    descending: bool,
     rows: array[int] | None,
     part: int,
-    parts: int,
     _say: object,
 ) -> bytes:
-    """One part of a sort by packed keys, as a copy's work: its rows written at their place."""
-    start, found = ordered_part(keys, rows, part, parts)
+    """One part of a sort by packed keys, as a copy's work: the keys of its run of rows made,
+    then its range of keys sorted, its rows written at their place."""
+    keys.put(part, packed_key_bytes(data, column, descending, keys.run_of(part)))
+    start, found = ordered_part(keys.every(), rows, part, keys.parts)
     shared[4 * start : 4 * start + len(found)] = found
     return b""
 

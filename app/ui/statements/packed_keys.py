@@ -90,23 +90,24 @@ def packable(data: StatementColumns, column: int) -> bool:
     return column in (-1, DATE) or dictionary_of(data, column) is not None
 
 
-def packed_keys(data: StatementColumns, column: int, descending: bool) -> array[float]:
-    """Every row's key, in row order, for a column that is `packable`."""
-    rows = len(data)
-    value, groups, group_count = _value_and_groups(data, column)
+def packed_key_bytes(
+    data: StatementColumns, column: int, descending: bool, rows: range
+) -> bytearray:
+    """The keys of a run of rows (``rows``, a step of 1) of a column that is `packable`, in
+    row order, as the bytes of native doubles: copies sorting side by side each make the keys
+    of a run (app.ui.statements.ordering)."""
+    value, groups, group_count = _value_and_groups(data, column, rows.start, rows.stop)
     if descending:
         value = value.translate(_COMPLEMENT)
         last = group_count - 1
         groups = groups.translate(bytes(last - g if g <= last else 0 for g in range(256)))
-    raw = bytearray(8 * rows)
-    for byte, row_byte in enumerate(_row_bytes(rows)):
+    raw = bytearray(8 * len(rows))
+    for byte, row_byte in enumerate(_row_bytes(rows.start, rows.stop)):
         raw[byte::8] = row_byte
     for byte in range(4):
         raw[3 + byte :: 8] = value[byte::4]
     raw[7::8] = groups.translate(_TOP)
-    keys = array("d")
-    keys.frombytes(raw)
-    return keys
+    return raw
 
 
 def ordered_part(
@@ -149,20 +150,25 @@ def ordered_part(
     return start, found
 
 
-def _value_and_groups(data: StatementColumns, column: int) -> tuple[bytes, bytes, int]:
-    """Each row's value as 4 bytes and its group as one, and the number of groups."""
-    rows = len(data)
+def _value_and_groups(
+    data: StatementColumns, column: int, low: int, high: int
+) -> tuple[bytes, bytes, int]:
+    """Each row's value as 4 bytes and its group as one (rows ``low`` to ``high``), and the
+    number of groups."""
+    rows = high - low
     if column in (AMOUNT, BALANCE):
         currencies = data.currencies
         rank = text_ranks(currencies.values, casefold=False)
-        currency = _words(currencies.codes)[::4].translate(bytes(rank + [0] * (256 - len(rank))))
+        currency = _words(currencies.codes[low:high])[::4].translate(
+            bytes(rank + [0] * (256 - len(rank)))
+        )
         if column == BALANCE:
-            value = _low_words(data.balances)
+            value = _low_words(data.balances[low:high])
             value[3::4] = value[3::4].translate(_SIGN_FLIPPED)
             return bytes(value), currency, max(len(rank), 1)
-        amounts = _low_words(data.amounts)
+        amounts = _low_words(data.amounts[low:high])
         # credits above debits; a zero amount counts as a credit, so all zeros keep booking order
-        credit = bytes(data.credits)
+        credit = bytes(data.credits[low:high])
         if data.zero_amounts:
             zero = _or(_or(amounts[0::4], amounts[1::4]), _or(amounts[2::4], amounts[3::4]))
             credit = _or(credit, zero.translate(_IS_ZERO))
@@ -172,22 +178,27 @@ def _value_and_groups(data: StatementColumns, column: int) -> tuple[bytes, bytes
         debits_complemented = _xor(amounts, debit_mask)  # the larger a debit, the lower
         return debits_complemented, _or(currency.translate(_DOUBLED), credit), 2 * max(len(rank), 1)
     if column == DATE:
-        return _words(data.days), bytes(rows), 1  # ordinals are positive
+        return _words(data.days[low:high]), bytes(rows), 1  # ordinals are positive
     dictionary = dictionary_of(data, column)
     if dictionary is not None:
         rank = text_ranks(dictionary.values, casefold=True)
-        return _words(array("I", map(rank.__getitem__, dictionary.codes))), bytes(rows), 1
+        codes = dictionary.codes[low:high]
+        return _words(array("I", map(rank.__getitem__, codes))), bytes(rows), 1
     return bytes(4 * rows), bytes(rows), 1  # booking order: the row alone
 
 
-def _row_bytes(rows: int) -> tuple[bytes, bytes, bytes]:
-    """The lowest, middle and highest byte of each row number below ``rows``, as three
-    byte strings: repeated patterns, ten times faster than the bytes of array("I", range())."""
-    wraps = -(-rows // 65536)
+def _row_bytes(low: int, high: int) -> tuple[bytes, bytes, bytes]:
+    """The lowest, middle and highest byte of each row number from ``low`` to ``high``, as
+    three byte strings: repeated patterns cut at the first, ten times faster than the bytes
+    of array("I", range())."""
+    first, wraps = low - low % 65536, -(-high // 65536) - low // 65536
+    skip, rows = low - first, high - low
     return (
-        (_ROW_LOW * (256 * wraps))[:rows],
-        (_ROW_MIDDLE * wraps)[:rows],
-        b"".join(bytes([high]) * 65536 for high in range(wraps))[:rows],
+        (_ROW_LOW * (256 * wraps))[skip : skip + rows],
+        (_ROW_MIDDLE * wraps)[skip : skip + rows],
+        b"".join(bytes([top]) * 65536 for top in range(low // 65536, -(-high // 65536)))[
+            skip : skip + rows
+        ],
     )
 
 

@@ -2,6 +2,7 @@ import datetime as dt
 import errno
 import os
 import random
+from array import array
 
 import psutil
 import pytest
@@ -11,7 +12,7 @@ from PySide6.QtWidgets import QTableView
 from app.api.banking import StatementRecord
 from app.ui.common import forked
 from app.ui.statements import model as model_module
-from app.ui.statements import ordering
+from app.ui.statements import ordering, packed_keys
 from app.ui.statements.model import RecordRole, StatementModel
 from app.ui.statements.packed_keys import packable
 from app.ui.statements.search import Search
@@ -353,6 +354,30 @@ def test_when_the_copy_of_a_part_fails_the_rows_are_sorted_here(qtbot, copies, m
     assert shown_references(model) == [r["reference"] for r in expected]
 
 
+@pytest.mark.parametrize("failing", [0, 1])
+def test_when_a_part_ends_before_making_its_keys_the_others_end_and_the_rows_are_sorted_here(
+    qtbot, copies, monkeypatch, failing
+):
+    """Each part makes the keys of its run of rows, then waits for every other's: one that
+    ended first (its copy, or the copy that forked the others) leaves none of them waiting."""
+    keys_of_a_run = packed_keys.packed_key_bytes
+
+    def ends_in_one_part(data, column, descending, rows):
+        if rows.start == (0 if failing == 0 else len(data) // 2):
+            os._exit(3)
+        return keys_of_a_run(data, column, descending, rows)
+
+    monkeypatch.setattr(ordering, "packed_key_bytes", ends_in_one_part)
+    records = many(30_000)
+    model = StatementModel()
+    model.add_records(records)
+    model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, model)
+    assert len(copies) == 1 and copies[0].result() is None  # it failed with its part
+    expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
+    assert shown_references(model) == [r["reference"] for r in expected]
+
+
 def test_with_no_process_to_fork_the_rows_are_sorted_here(qtbot, copies, monkeypatch):
     def no_process() -> int:
         raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
@@ -648,3 +673,27 @@ def test_an_export_read_row_by_row_finds_where_its_texts_start_once_before_copie
     settle(qtbot, model)
     assert sum(1 for _ in model.find_exported_texts()) == (6 if read_alone else 0)
     assert list(model.find_exported_texts()) == []  # found: kept
+
+
+@pytest.mark.parametrize("other_makes_its_run", [True, False])
+def test_shared_keys_are_every_part_s_once_made_and_refused_when_a_part_ended_first(
+    other_makes_its_run,
+):
+    if not forked.AVAILABLE:
+        pytest.skip("forked copies: Linux only")
+    keys = ordering._SharedKeys(10, 2)
+    assert [keys.run_of(part) for part in (0, 1)] == [range(0, 5), range(5, 10)]
+    child = os.fork()
+    if child == 0:  # the other part's copy: its run made, or ended before
+        if other_makes_its_run:
+            keys.put(1, array("d", [float(row) for row in range(5, 10)]).tobytes())
+        os._exit(0)
+    keys.put(0, array("d", [float(row) for row in range(5)]).tobytes())
+    try:
+        if other_makes_its_run:
+            assert keys.every().tolist() == [float(row) for row in range(10)]
+        else:
+            with pytest.raises(RuntimeError, match="ended before its keys were made"):
+                keys.every()
+    finally:
+        os.waitpid(child, 0)
