@@ -158,8 +158,8 @@ class _SharedKeys:
         if self.made[:] != b"\x01" * self.parts:  # a part ended without making its run
             raise RuntimeError("a part of the sort ended before its keys were made")
         keys = array("d")
-        with memoryview(self.area) as made:  # released before the area can be closed
-            keys.frombytes(made[: 8 * self.count])
+        with memoryview(self.area) as view:  # released before the area can be closed
+            keys.frombytes(view[: 8 * self.count])
         return keys
 
 

@@ -697,3 +697,24 @@ def test_shared_keys_are_every_part_s_once_made_and_refused_when_a_part_ended_fi
                 keys.every()
     finally:
         os.waitpid(child, 0)
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [
+        (0, 0),
+        (0, 1),
+        (0, 65_536),
+        (5, 70_000),
+        (65_535, 65_537),
+        (131_072, 196_608),
+        (500_003, 500_003),
+        (500_003, 1_000_006),
+        (16_777_000, 16_777_216),
+    ],
+)
+def test_the_row_bytes_of_a_run_are_its_row_numbers_bytes(low, high):
+    """A part's run of rows starts anywhere: the patterns are cut at its first row."""
+    lowest, middle, highest = packed_keys._row_bytes(low, high)
+    numbers = array("I", range(low, high)).tobytes()
+    assert (lowest, middle, highest) == (numbers[0::4], numbers[1::4], numbers[2::4])
