@@ -67,7 +67,7 @@ def test_imports_after_pyside_s_keep_no_source_text():
     assert json.loads(result.stdout) == []
 
 
-def test_pyside_s_question_gets_pyside_s_own_answer(tmp_path, monkeypatch):
+def test_pyside_s_question_gets_pyside_s_own_answer(tmp_path):
     import types
 
     import app.ui  # noqa: F401 - PySide6 imported, the question answered the desk's way
@@ -94,13 +94,13 @@ def test_pyside_s_question_is_left_alone_when_its_internals_differ(monkeypatch):
 
     monkeypatch.setattr(pyside_imports, "_ASKED_BY", "no.such.module")
     assert not pyside_imports.install()
-    unlike = types_module_with(lambda module: True)
+    unlike = _module_asking(lambda module: True)
     monkeypatch.setitem(sys.modules, "no.such.module", unlike)
     assert not pyside_imports.install()
     assert unlike._mod_uses_pyside(None)  # as it was
 
 
-def types_module_with(question):
+def _module_asking(question):
     import types
 
     module = types.ModuleType("no.such.module")
