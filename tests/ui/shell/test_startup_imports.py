@@ -22,17 +22,22 @@ DEFERRED = [
 ]
 
 
+def printed_by(probe: str) -> object:
+    """What the probe printed as JSON, run in a fresh process (its own imports alone)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    return json.loads(result.stdout)
+
+
 def test_the_modules_of_the_first_paint_load_none_of_the_service_layer():
     probe = (
         "import json, sys\n"
         "import app.cli, app.ui.shell.app, app.ui.shell.main_window\n"
         f"print(json.dumps([m for m in {DEFERRED!r} if m in sys.modules]))\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
-    )
-    assert json.loads(result.stdout) == []
+    assert printed_by(probe) == []
 
 
 def test_the_window_starts_its_sandbox_without_importing_it():
@@ -42,11 +47,7 @@ def test_the_window_starts_its_sandbox_without_importing_it():
         "import app.cli.gui, app.serving.child\n"
         "print(json.dumps([m for m in sys.modules if m.startswith('app.sandbox')]))\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
-    )
-    assert json.loads(result.stdout) == []
+    assert printed_by(probe) == []
 
 
 def test_imports_after_pyside_s_keep_no_source_text():
@@ -60,11 +61,7 @@ def test_imports_after_pyside_s_keep_no_source_text():
         "imported = [email.mime.text, xml.dom.minidom, app.api.banking, app.api.models, pydantic]\n"
         "print(json.dumps([m.__file__ for m in imported if m.__file__ in linecache.cache]))\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
-    )
-    assert json.loads(result.stdout) == []
+    assert printed_by(probe) == []
 
 
 def test_pyside_s_question_gets_pyside_s_own_answer(tmp_path):
