@@ -30,7 +30,9 @@ def keep_freed_memory() -> bool:
     first statement read), not on the way to the window."""
     global _made
     if _made is None:
-        _made = _settings_made()
+        _made = _settings_made(
+            ((_M_TRIM_THRESHOLD, KEPT_FREE), (_M_MMAP_THRESHOLD, OWN_PAGES_FROM))
+        )
     return _made
 
 
@@ -43,12 +45,7 @@ def reuse_large_blocks() -> bool:
     return _settings_made(((_M_MMAP_THRESHOLD, OWN_PAGES_IN_A_COPY_FROM),))
 
 
-def _settings_made(
-    settings: tuple[tuple[int, int], ...] = (
-        (_M_TRIM_THRESHOLD, KEPT_FREE),
-        (_M_MMAP_THRESHOLD, OWN_PAGES_FROM),
-    ),
-) -> bool:
+def _settings_made(settings: tuple[tuple[int, int], ...]) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     import ctypes  # here: nothing that reads no statement waits for it
