@@ -25,6 +25,7 @@ from app.ui.common.sliced import SlicedWork
 from app.ui.common.table_model import Index, ReadOnlyTableModel
 from app.ui.statements.export import export_blocks, export_chunks
 from app.ui.statements.ordering import STEP, rows_in_order
+from app.ui.statements.packed_keys import row_numbers
 from app.ui.statements.search import Search
 from app.ui.statements.table_columns import AMOUNT, BALANCE, COLUMNS
 
@@ -255,7 +256,7 @@ class StatementModel(ReadOnlyTableModel):
         """Every row placed, in booking order, neither searched nor sorted: none is lost
         and none is shown twice, whatever the work had got to."""
         what = "searched" if self._searching else "sorted"
-        every_row = array("I", range(self._placed))  # first: nothing is changed if it fails
+        every_row = row_numbers(0, self._placed)  # first: nothing is changed if it fails
         self._search = Search(self._data, "")
         self._sort = None
         self._searching = self._place_all = False

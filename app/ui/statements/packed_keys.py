@@ -44,8 +44,8 @@ _COMPLEMENT = bytes(range(255, -1, -1))
 _SIGN_FLIPPED = bytes(byte ^ 0x80 for byte in range(256))  # two's complement to offset
 _IS_ZERO = bytes([1]) + bytes(255)
 _DOUBLED = bytes(2 * byte & 0xFF for byte in range(256))
-_ROW_LOW = bytes(range(256))  # the lowest byte of 256 rows in a row
-_ROW_MIDDLE = bytes(middle for middle in range(256) for _low in range(256))  # of 65,536
+_ROW_LOW = bytes(range(256)) * 256  # the lowest byte of 65,536 rows in a row
+_ROW_MIDDLE = bytes(middle for middle in range(256) for _low in range(256))  # the middle one
 
 
 def dictionary_of(data: StatementColumns, column: int) -> DictionaryColumn | None:
@@ -190,15 +190,33 @@ def _value_and_groups(
 def _row_bytes(low: int, high: int) -> tuple[bytes, bytes, bytes]:
     """The lowest, middle and highest byte of each row number from ``low`` to ``high``, as
     three byte strings: repeated patterns cut at the first, ten times faster than the bytes
-    of array("I", range())."""
-    wraps, skip, rows = -(-high // 65536) - low // 65536, low % 65536, high - low
+    of array("I", range()). Within one run of 65,536 rows (a loading piece's, mostly) the
+    patterns are cut as they are, not repeated."""
+    first, last = low // 65536, -(-high // 65536)
+    skip, rows = low % 65536, high - low
+    if last - first <= 1:
+        return _ROW_LOW[skip : skip + rows], _ROW_MIDDLE[skip : skip + rows], bytes([first]) * rows
+    blocks = last - first
     return (
-        (_ROW_LOW * (256 * wraps))[skip : skip + rows],
-        (_ROW_MIDDLE * wraps)[skip : skip + rows],
-        b"".join(bytes([top]) * 65536 for top in range(low // 65536, -(-high // 65536)))[
-            skip : skip + rows
-        ],
+        (_ROW_LOW * blocks)[skip : skip + rows],
+        (_ROW_MIDDLE * blocks)[skip : skip + rows],
+        b"".join(bytes([top]) * 65536 for top in range(first, last))[skip : skip + rows],
     )
+
+
+def row_numbers(low: int, high: int) -> array[int]:
+    """The rows from ``low`` to ``high`` as an array("I"), made from their bytes
+    (`_row_bytes`): a fifth of the time array("I", range()) takes (a million-row load and a
+    search cleared ask for every row, a loading piece's at a time)."""
+    if high <= low:
+        return array("I")
+    if high > ROWS_LIMIT or sys.byteorder != "little" or array("I").itemsize != 4:
+        return array("I", range(low, high))
+    numbers = bytearray(4 * (high - low))
+    numbers[0::4], numbers[1::4], numbers[2::4] = _row_bytes(low, high)
+    rows = array("I")
+    rows.frombytes(numbers)
+    return rows
 
 
 def _words(values: array[int]) -> bytes:

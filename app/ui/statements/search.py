@@ -4,9 +4,11 @@ that a million rows are searched in slices between which the window keeps painti
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from app.api.banking.columns import StatementColumns
 from app.core.money import MoneyError, to_minor
+from app.ui.statements.packed_keys import row_numbers
 
 
 class Search:
@@ -27,11 +29,11 @@ class Search:
         self._targets: dict[int, int] = {}
         self._currencies_checked = 0
 
-    def rows(self, low: int, high: int) -> list[int]:
+    def rows(self, low: int, high: int) -> Sequence[int]:
         """The matching rows in low..high-1, in booking order."""
         columns = self.columns
         if not self.needle or low >= high:
-            return list(range(low, high))
+            return row_numbers(low, high)
         needle = self.needle
         found: set[int] = set()
         for column in (columns.ids, columns.descriptions, columns.references):

@@ -28,7 +28,7 @@ def test_a_search_checks_only_the_distinct_values_its_rows_use():
     assert [columns.ids[row] for row in found] == [
         f"ST{n}" for n, name in enumerate(names) if "shop 99" in name.lower()
     ]
-    assert search.rows(5, 5) == []
+    assert list(search.rows(5, 5)) == []
 
 
 def test_search_finds_text_dates_and_amounts_typed():

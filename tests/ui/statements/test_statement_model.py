@@ -714,7 +714,15 @@ def test_shared_keys_are_every_part_s_once_made_and_refused_when_a_part_ended_fi
     ],
 )
 def test_the_row_bytes_of_a_run_are_its_row_numbers_bytes(low, high):
-    """A part's run of rows starts anywhere: the patterns are cut at its first row."""
+    """A part's run of rows starts anywhere: the patterns are cut at its first row; the
+    rows a load or a cleared search shows are made from them."""
     lowest, middle, highest = packed_keys._row_bytes(low, high)
     numbers = array("I", range(low, high)).tobytes()
     assert (lowest, middle, highest) == (numbers[0::4], numbers[1::4], numbers[2::4])
+    assert packed_keys.row_numbers(low, high) == array("I", range(low, high))
+
+
+def test_row_numbers_past_three_bytes_are_counted_the_plain_way():
+    low, high = packed_keys.ROWS_LIMIT - 2, packed_keys.ROWS_LIMIT + 3
+    assert packed_keys.row_numbers(low, high) == array("I", range(low, high))
+    assert packed_keys.row_numbers(7, 3) == array("I")
