@@ -13,7 +13,8 @@ A million such floats sort in the time a million integers do, and the keys are m
 slicing, translating and big-integer logic over the columns' bytes, all of it in C. A
 column that cannot be packed (`packable`) — free text, a value past 32 bits, more than
 2^24 rows, more currencies than the top byte holds — is sorted the general way
-(app.ui.statements.ordering).
+(app.ui.statements.ordering). The row numbers' bytes also make the rows a load places and a
+cleared search shows (`row_numbers`).
 """
 
 from __future__ import annotations
