@@ -219,13 +219,15 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         # closed at once: a plain close waits until every byte written has left (a server
         # that reads no more keeps the socket, and the request's body, as long as it likes),
         # and a TLS one for the server's own close (up to 30 s); what is unsent is not wanted
-        self._transport.close()  # for TLS, its close_notify is written first
+        if self._under is None:
+            drop(self._transport)
+            return
+        self._transport.close()  # its close_notify is written first
         self._transport.abort()
-        if self._under is not None:
-            # a TLS connection the server ended (close_notify) is closed already, and its
-            # abort no longer reaches the connection under it, which held a 16 MiB upload
-            # unsent for as long as the server kept it
-            self._under.abort()
+        # a TLS connection the server ended (close_notify) is closed already, and its abort
+        # no longer reaches the connection under it, which held a 16 MiB upload unsent for
+        # as long as the server kept it
+        drop(self._under)
 
     async def start_tls(
         self,
@@ -240,10 +242,10 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
                     self._transport, self._reception, ssl_context, server_hostname=server_hostname
                 )
         except TimeoutError:
-            self._transport.abort()
+            drop(self._transport)
             raise httpcore.ConnectTimeout(f"no TLS handshake in {timeout:g} s") from None
         except OSError as exc:  # ssl.SSLError and a connection reset among them
-            self._transport.abort()
+            drop(self._transport)
             raise httpcore.ConnectError(str(exc) or HANDSHAKE_CUT) from exc
         if secured is None:  # asyncio's word for the same, without an error
             raise httpcore.ConnectError(HANDSHAKE_CUT)
@@ -264,6 +266,17 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             reception = self._reception
             return bool(reception.waiting) or reception.ended or _readable(transport)
         return None
+
+
+def drop(transport: asyncio.Transport) -> None:
+    """A plain connection closed at once, with what it still held unsent. One closing with
+    nothing left to send has closed, or closes in this turn of the loop: asyncio cannot abort
+    one that closed itself after sending what it held (its close was not counted and its loop
+    is gone: AttributeError; anyio #1250), as it does once its server ends while an upload
+    waits in it. (A TLS connection's abort reaches this one only while it is open.)"""
+    if transport.is_closing() and not transport.get_write_buffer_size():
+        return
+    transport.abort()
 
 
 def _readable(transport: asyncio.Transport) -> bool:
@@ -309,7 +322,7 @@ class AsyncioNetwork(httpcore.AsyncNetworkBackend):
             for option in socket_options or ():
                 sock.setsockopt(*option)
         except OSError as exc:
-            transport.abort()
+            drop(transport)
             raise httpcore.ConnectError(str(exc)) from exc
         return AsyncioStream(transport, reception)
 
