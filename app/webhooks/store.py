@@ -119,16 +119,34 @@ def _row(event: Event) -> tuple[Any, ...]:
     )
 
 
-def _upsert(mark: str, rows: int, stored: str) -> str:
-    """One statement for ``rows`` events: each new event inserted, each known one counted as
-    a duplicate; it returns each event_id with whether it was new (``stored``)."""
-    one = f"({', '.join(mark for _ in COLUMNS[:-1])})"
-    return (
-        f"INSERT INTO webhook_events ({', '.join(COLUMNS[:-1])}) "  # noqa: S608 - constant names; values are bound
-        f"VALUES {', '.join(one for _ in range(rows))} "
-        "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
-        f"RETURNING event_id, {stored}"
+_ON_CONFLICT = "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
+_INSERTED = f"INSERT INTO webhook_events ({', '.join(COLUMNS[:-1])}) "
+# the columns' types, for PostgreSQL's arrays of them
+_PG_TYPES = ("text",) * 9 + ("integer", "integer", "text")
+
+
+def _sqlite_upsert(rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
+    """One statement for the rows: each new event inserted, each known one counted as a
+    duplicate; it returns each event_id with whether it was new."""
+    one = f"({', '.join('?' for _ in COLUMNS[:-1])})"
+    sql = (
+        f"{_INSERTED}VALUES {', '.join(one for _ in rows)} {_ON_CONFLICT}"
+        "RETURNING event_id, duplicates = 0"
     )
+    return sql, [value for row in rows for value in row]
+
+
+# the same for PostgreSQL, with a column's values as one array: one statement, prepared once,
+# for every size of batch; with a value a parameter, psycopg parsed each batch's statement
+# anew (it keeps those of at most 50 parameters): a third of the store's processor time
+_PG_UPSERT = (
+    f"{_INSERTED}SELECT * FROM unnest({', '.join(f'%b::{kind}[]' for kind in _PG_TYPES)}) "  # noqa: S608 - constant names; values are bound
+    f"{_ON_CONFLICT}RETURNING event_id, (xmax = 0)"
+)
+
+
+def _pg_upsert(rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
+    return _PG_UPSERT, [list(column) for column in zip(*rows, strict=True)]
 
 
 def _rounds(events: Sequence[Event]) -> list[list[int]]:
@@ -147,15 +165,15 @@ def _rounds(events: Sequence[Event]) -> list[list[int]]:
 
 
 Rows = Callable[[str, list[Any]], list[Any]]
+Upsert = Callable[[list[tuple[Any, ...]]], tuple[str, list[Any]]]
 
 
-def _write_batch(events: Sequence[Event], run: Rows, mark: str, stored: str) -> list[bool]:
+def _write_batch(events: Sequence[Event], run: Rows, upsert: Upsert) -> list[bool]:
     """Whether each event was new, the batch written with one statement a round (a statement
     per event cost a round trip, or a call into the database, each)."""
     results = [False] * len(events)
     for positions in _rounds(events):
-        values = [value for index in positions for value in _row(events[index])]
-        answer = run(_upsert(mark, len(positions), stored), values)
+        answer = run(*upsert([_row(events[index]) for index in positions]))
         new = {str(event_id) for event_id, was_new in answer if was_new}
         for index in positions:
             results[index] = events[index].event_id in new
@@ -221,7 +239,7 @@ class SqliteStore:
         with self._lock, _sqlite_unavailable(self.path):
             self._begin_writing()
             try:
-                results = _write_batch(events, run, "?", "duplicates = 0")
+                results = _write_batch(events, run, _sqlite_upsert)
                 self._db.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):  # a failed BEGIN left none to end
@@ -370,7 +388,7 @@ class PostgresStore:
             def run(sql: str, values: list[Any]) -> list[Any]:
                 return list(db.execute(sql, values).fetchall())
 
-            return _write_batch(events, run, "%s", "(xmax = 0)")
+            return _write_batch(events, run, _pg_upsert)
 
         # a batch with an event twice is a statement a round (`_rounds`)
         return self._run(write, several=len(_rounds(events)) > 1)

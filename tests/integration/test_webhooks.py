@@ -103,6 +103,32 @@ def test_a_batch_with_an_event_repeated_stores_it_once_and_counts_each_repeat(st
     assert counted == {first.event_id: 2, second.event_id: 0, known.event_id: 2}
 
 
+def test_every_field_of_a_batch_is_stored_as_it_was_checked(store):
+    # a batch of every shape of event: a type not in the catalogue with no status, one with
+    # no data id, text a database must escape; each column's values go as one list, nulls
+    # and flags among them (PostgreSQL), or a value at a time (SQLite)
+    from app.webhooks.delivery import check
+
+    bodies = [
+        event_body(),
+        event_body(event_type="card.captured", data={"amount": 1}),
+        event_body(data_id=None, status="active", note='quote " back \\ brace { , } end'),
+        event_body(event_type="loan.moved", data={"id": "X-2", "status": "\u00e9t\u00e9"}),
+        *(event_body() for _ in range(4)),
+    ]
+    events = []
+    for index, body in enumerate(bodies):
+        headers, raw = delivery(body, signed=index % 2 == 0)
+        lower = {name.lower(): value for name, value in headers.items()}
+        key = load_public_key(PUBLIC_PEM) if index % 2 == 0 else None
+        events.append(check(lower, raw, key, dt.datetime.now(dt.UTC)))
+    assert (events[1].status, events[2].data_id, events[1].known_type) == (None, None, False)
+    assert [e.signature_verified for e in events[:2]] == [True, False]
+    assert store.add(events) == [True] * len(events)
+    stored = {event.event_id: event for event in store.list()}
+    assert stored == {event.event_id: event for event in events}
+
+
 def test_concurrent_deliveries_with_repeats_are_each_stored_once(receiver, store):
     bodies = [event_body() for _ in range(40)]
     sent = bodies + bodies[:10]  # ten of them twice, at the same time as the rest
