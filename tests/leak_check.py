@@ -63,6 +63,48 @@ def open_sockets() -> set[OpenSocket]:
     return {s for s in found if s.listening or not (s.peer and s.local in served)}
 
 
+class MadeDescriptors:
+    """The descriptors made by the calls wrapped (`os.pipe`, `socket.socketpair`) while a
+    test runs, each with the file it named: one still open is one whose number still names
+    that file. Not a count of the process's descriptors: other tests' garbage, closed by
+    the collector meanwhile, made that count fall (a failed run)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._made: list[tuple[int, int]] = []
+        made_pipe, made_pair = os.pipe, socket.socketpair
+
+        def pipe() -> tuple[int, int]:
+            ends = made_pipe()
+            self._record(*ends)
+            return ends
+
+        def socketpair(*args: Any, **kwargs: Any) -> tuple[socket.socket, socket.socket]:
+            ends = made_pair(*args, **kwargs)
+            self._record(*(end.fileno() for end in ends))
+            return ends
+
+        monkeypatch.setattr(os, "pipe", pipe)
+        monkeypatch.setattr(socket, "socketpair", socketpair)
+
+    def _record(self, *descriptors: int) -> None:
+        self._made += [(descriptor, os.fstat(descriptor).st_ino) for descriptor in descriptors]
+
+    @property
+    def made(self) -> int:
+        return len(self._made)
+
+    def still_open(self) -> list[int]:
+        """Those made and not closed since (a number closed may name another's file now)."""
+        found = []
+        for descriptor, inode in self._made:
+            try:
+                if os.fstat(descriptor).st_ino == inode:
+                    found.append(descriptor)
+            except OSError:  # closed
+                continue
+        return found
+
+
 def running_threads() -> set[threading.Thread]:
     # a thread Python did not start shows up once it runs Python code, and stays listed
     return {t for t in threading.enumerate() if not isinstance(t, threading._DummyThread)}

@@ -26,6 +26,7 @@ from app.ui.statements.table_columns import (
     REFERENCE,
     TYPE,
 )
+from tests.leak_check import MadeDescriptors
 from tests.ui.common.test_forked import children_once_reaped
 
 
@@ -383,14 +384,14 @@ def test_with_no_process_to_fork_the_rows_are_sorted_here(qtbot, copies, monkeyp
         raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_process)
-    descriptors = len(os.listdir("/proc/self/fd"))
+    descriptors = MadeDescriptors(monkeypatch)
     records = many(30_000)
     model = StatementModel()
     model.add_records(records)
     model.sort(AMOUNT, Qt.SortOrder.AscendingOrder)
     settle(qtbot, model)
     assert copies == []
-    assert len(os.listdir("/proc/self/fd")) == descriptors  # the pipe was closed
+    assert descriptors.made and descriptors.still_open() == []  # its pipes were closed
     expected = sorted(records, key=REFERENCE_KEYS[AMOUNT])
     assert shown_references(model) == [r["reference"] for r in expected]
 

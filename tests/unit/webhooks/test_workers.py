@@ -10,6 +10,7 @@ import pytest
 
 from app.serving.sockets import bind
 from app.webhooks import workers
+from tests.leak_check import MadeDescriptors
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork, /proc")
 
@@ -21,12 +22,12 @@ def test_a_copy_that_cannot_be_forked_leaves_no_socket_or_pipe_open(monkeypatch)
     monkeypatch.setattr(os, "fork", no_process)
     sock = bind("127.0.0.1", 0)
     try:
-        descriptors = len(os.listdir("/proc/self/fd"))
+        descriptors = MadeDescriptors(monkeypatch)
         with pytest.raises(BlockingIOError):
             workers._start_copy(
                 2, sock, lambda: None, None, {}, workers.Tally(2), workers.StopRequest()
             )
-        assert len(os.listdir("/proc/self/fd")) == descriptors
+        assert descriptors.made and descriptors.still_open() == []
     finally:
         sock.close()
 
