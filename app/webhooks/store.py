@@ -315,9 +315,8 @@ class PostgresStore:
             kwargs={
                 "autocommit": True,
                 "connect_timeout": max(2, int(WAIT_SECONDS)),
-                # a batch's statement prepared at its first use, not its fifth: there is one
-                # for each size of batch, and a burst is over before most were used five times
-                # (psycopg keeps at most 100 prepared a connection, the least used let go)
+                # a statement prepared at its first use, not its fifth: a batch's is then
+                # prepared from a connection's first batch on (one for every size of batch)
                 "prepare_threshold": 0,
             },
             min_size=1,
