@@ -1,9 +1,24 @@
 """The action key: one key per user action, until its outcome is known."""
 
+import uuid
+
 import pytest
 
-from app.api.action import ActionKey, OutcomeUnknown
+from app.api import action as action_module
+from app.api.action import ActionKey, OutcomeUnknown, new_request_id
 from app.api.errors import ApiConnectionError, BadRequest, ServerError, Unauthorized
+from app.core.gateway.cards import mask_card_numbers
+
+
+def test_a_request_id_is_never_one_the_card_masking_would_hide(monkeypatch):
+    # 16 digits that pass the Luhn check, then hex letters: masked wherever it is shown
+    card_shaped = uuid.UUID("5589168499054230b0d2a119881db3be")
+    plain = uuid.UUID("0f2c9a7e5b3d4e1f8a6b2c4d9e0f1a2b")
+    made = iter([card_shaped, plain])
+    monkeypatch.setattr(action_module.uuid, "uuid4", lambda: next(made))
+    assert mask_card_numbers(card_shaped.hex) != card_shaped.hex
+    key = new_request_id()
+    assert key == plain.hex and mask_card_numbers(key) == key
 
 
 def test_the_same_request_keeps_its_key_through_every_failure():
