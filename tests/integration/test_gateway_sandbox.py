@@ -19,6 +19,7 @@ import pytest
 from app.api import gateway as g
 from app.api.errors import BadRequest, InvalidInput
 from app.api.models import build
+from app.core.gateway.cards import mask_card_numbers
 from app.sandbox.app import SandboxSettings
 from app.sandbox.gateway.records import two_years_after
 from app.sandbox.server import BackgroundSandbox
@@ -392,6 +393,30 @@ def test_service_side_saving_then_a_recurring_charge(url):
     assert charged.cof_trace_id == saved.cof_trace_id
     assert charged.card is not None and charged.card.last4 == "1111"
     refused(twice, "The order is charged")
+
+
+def test_a_saved_cards_registration_is_never_an_id_the_card_masking_would_hide(url, monkeypatch):
+    from app.sandbox.gateway import payments
+
+    made = payments.secrets.token_hex
+    asked: list[int | None] = []
+
+    def token_hex(count: int | None = None) -> str:
+        asked.append(count)
+        return "5589168499054230" if asked == [8] else made(count)  # passes the Luhn check
+
+    monkeypatch.setattr(payments.secrets, "token_hex", token_hex)
+
+    async def work(client):
+        customer = await client.create_customer(build(g.CustomerCreate, {"email": "m@ex.lt"}))
+        who = {"email": "m@ex.lt", "original_client": customer.id}
+        body = order_body(client=who, setup_future_use="recurring", force_save_method=True)
+        return await client.pay(await client.create_order(build(g.OrderCreate, body)), card())
+
+    saved = with_gateway(url, work)
+    assert asked[:2] == [8, 8]  # the first was made again
+    assert saved.cof_trace_id.startswith("COF") and "5589168499054230" not in saved.cof_trace_id
+    assert mask_card_numbers(saved.cof_trace_id) == saved.cof_trace_id
 
 
 def test_service_side_one_click_pays_with_the_masked_saved_card(url):

@@ -22,6 +22,7 @@ from app.core import filter as flt
 from app.core.countries import country_name
 from app.core.iban import IbanError
 from app.core.iban import validate as validate_iban
+from app.core.ids import unmasked
 from app.core.money import format_minor
 from app.sandbox.banking.ledger import Movement
 from app.sandbox.banking.nace import ALLOWED
@@ -458,7 +459,7 @@ class Bank:
 
     def add_attachment(self, metadata: dict[str, Any], content: bytes) -> Pending[dict[str, Any]]:
         room(len(self.attachments), MAX_ATTACHMENTS, "attachments")
-        attachment_id = f"AT{uuid.uuid4().hex[:16].upper()}"
+        attachment_id = unmasked(lambda: f"AT{uuid.uuid4().hex[:16].upper()}")
         expires = self.now() + dt.timedelta(days=30)
         record = {"id": attachment_id, "expired_at": iso_seconds(expires), "metadata": metadata}
         stored = {**record, "size": len(content), "sha256": hashlib.sha256(content).hexdigest()}

@@ -15,6 +15,7 @@ from typing import Any
 
 from app.core.gateway.cards import ascii_digits, brand, luhn
 from app.core.gateway.matrix import FOLLOW_UPS, Item, conflicts
+from app.core.ids import unmasked
 from app.sandbox.errors import Refusal, not_allowed, not_found
 from app.sandbox.gateway.checks import integer_of
 from app.sandbox.gateway.orders import OrderBook
@@ -356,7 +357,7 @@ class Payments(OrderBook):
         if order.saving:
             scenario = order.request.get("setup_future_use")
             registration = Registration(
-                f"COF{secrets.token_hex(8).upper()}",
+                unmasked(lambda: f"COF{secrets.token_hex(8).upper()}"),
                 order.merchant,
                 card.brand,
                 card.last4,

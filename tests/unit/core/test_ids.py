@@ -2,7 +2,8 @@ import uuid
 
 import pytest
 
-from app.core.ids import uuid7
+from app.core.gateway.cards import mask_card_numbers
+from app.core.ids import unmasked, uuid7
 
 
 def test_uuid7_carries_the_time_and_sorts_by_it():
@@ -29,3 +30,11 @@ def test_monotonic_uuid7_sorts_in_the_order_made_within_a_millisecond():
     assert made == sorted(made) and len(set(made)) == len(made)
     assert {each.version for each in made} == {7}
     assert {each.variant for each in made} == {made[0].variant}
+
+
+def test_an_id_the_card_masking_would_hide_is_made_again():
+    # 16 digits that pass the Luhn check: at the start of 32 hex digits, or after letters
+    hidden = ["5589168499054230b0d2a119881db3be", "COF5589168499054230"]
+    assert all(mask_card_numbers(made) != made for made in hidden)
+    made = iter([*hidden, "COF0F2C9A7E5B3D4E1F"])
+    assert unmasked(lambda: next(made)) == "COF0F2C9A7E5B3D4E1F"

@@ -166,3 +166,15 @@ def test_each_store_refuses_one_more_when_full_and_nothing_changes(bank, monkeyp
     assert bank.transfers == [] and bank.attachments == {}
     monkeypatch.setattr(state, "MAX_CLIENTS", 2)  # room again: the number was not used up
     assert bank.new_client("PERSON", {"first_name": "B"}, None).value.id == "C0000002"
+
+
+def test_an_attachment_id_is_never_one_the_card_masking_would_hide(bank, monkeypatch):
+    import uuid
+
+    from app.sandbox.banking import state
+
+    card_shaped, plain = "5589168499054230b0d2a119881db3be", "abcdef12345678900000000000000000"
+    made = iter([uuid.UUID(card_shaped), uuid.UUID(plain)])
+    monkeypatch.setattr(state.uuid, "uuid4", lambda: next(made))
+    attachment = bank.add_attachment({"document_type": "license"}, b"scan").value
+    assert attachment["id"] == "ATABCDEF1234567890"
