@@ -403,7 +403,8 @@ def test_a_saved_cards_registration_is_never_an_id_the_card_masking_would_hide(u
 
     def token_hex(count: int | None = None) -> str:
         asked.append(count)
-        return "5589168499054230" if asked == [8] else made(count)  # passes the Luhn check
+        first = count == 8 and asked.count(8) == 1
+        return "5589168499054230" if first else made(count)  # passes the Luhn check
 
     monkeypatch.setattr(payments.secrets, "token_hex", token_hex)
 
@@ -414,7 +415,7 @@ def test_a_saved_cards_registration_is_never_an_id_the_card_masking_would_hide(u
         return await client.pay(await client.create_order(build(g.OrderCreate, body)), card())
 
     saved = with_gateway(url, work)
-    assert asked[:2] == [8, 8]  # the first was made again
+    assert asked.count(8) == 2  # the first was made again
     assert saved.cof_trace_id.startswith("COF") and "5589168499054230" not in saved.cof_trace_id
     assert mask_card_numbers(saved.cof_trace_id) == saved.cof_trace_id
 
