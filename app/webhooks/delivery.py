@@ -75,11 +75,11 @@ class Event:
 
 
 def _text(body: Mapping[str, Any], name: str, high: int, where: str = "") -> str:
-    value = body.get(name)
     field = f"{where}{name}"
-    if value is None:
+    if name not in body:
         raise Rejected(400, f"{field}: is required")
-    if not isinstance(value, str):
+    value = body[name]
+    if not isinstance(value, str):  # null among them: given, but not text
         raise Rejected(400, f"{field}: must be a string")
     if not value or len(value) > high:
         raise Rejected(400, f"{field}: must be 1 to {high} characters")
