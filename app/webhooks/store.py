@@ -121,8 +121,9 @@ def _row(event: Event) -> tuple[Any, ...]:
 
 _ON_CONFLICT = "ON CONFLICT (event_id) DO UPDATE SET duplicates = webhook_events.duplicates + 1 "
 _INSERTED = f"INSERT INTO webhook_events ({', '.join(COLUMNS[:-1])}) "
-# the columns' types, for PostgreSQL's arrays of them
-_PG_TYPES = ("text",) * 9 + ("integer", "integer", "text")
+# the columns' types (as _SCHEMA has them), for PostgreSQL's arrays of them
+_INTEGER_COLUMNS = ("signature_verified", "known_type", "duplicates")
+_PG_TYPES = tuple("integer" if name in _INTEGER_COLUMNS else "text" for name in COLUMNS[:-1])
 
 
 def _sqlite_upsert(rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
