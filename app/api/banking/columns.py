@@ -85,6 +85,15 @@ class DictionaryColumn:
             self.held += sys.getsizeof(value) + _VALUE_PLACE_BYTES
         return _codes(index, values)
 
+    def adopt(self, strings: Iterable[str]) -> None:
+        """Hold these strings, each equal to one of its values, in their stead: the decoder
+        gives these very objects (`LearnedDecoder.learn`), then found in the index by identity."""
+        index, values = self._index, self.values
+        for string in strings:
+            code = index.pop(string)  # the equal key held so far goes: a dict keeps its first
+            index[string] = code
+            values[code] = string
+
     def forget_after(self, count: int) -> None:
         """Forget the values from the count-th on (no row has their codes)."""
         for value in self.values[count:]:

@@ -137,14 +137,16 @@ class StatementReader:
 
     def _learn(self) -> None:
         columns = self._columns
-        self._decoder.learn(
-            [
-                columns.types.values,
-                columns.currencies.values,
-                columns.counterparty_names.values,
-                columns.counterparty_accounts.values,
-            ]
+        dictionaries = (
+            columns.types,
+            columns.currencies,
+            columns.counterparty_names,
+            columns.counterparty_accounts,
         )
+        given = self._decoder.learn([dictionary.values for dictionary in dictionaries])
+        if given is not None:
+            for dictionary, strings in zip(dictionaries, given, strict=True):
+                dictionary.adopt(strings)
 
 
 def _parse(raw: bytes) -> Any:

@@ -139,3 +139,28 @@ def test_a_field_with_a_long_value_or_too_many_is_read_as_any_text():
     assert decoder.decode(piece(new))[0].counterparty_account == "EE1"  # neither learned
     with pytest.raises(msgspec.ValidationError, match=r"\$\[0\]\.type"):  # the type is
         decoder.decode(piece([record(3, type="sepa")]))
+
+
+def test_a_second_statement_finds_its_repeated_values_by_identity_not_by_comparing():
+    """typing keeps one Literal for equal values for the whole process, holding the strings of
+    the statement that first had them: a second statement's columns hold those very strings,
+    the ones its learned decoder gives, so each is found in the index without a comparison."""
+    pieces = [
+        piece([record(1), record(2, type="sepa", counterparty_name=None)]),
+        piece([record(3, currency="USD"), record(4)]),
+    ]
+    read(pieces)  # the first statement: its strings are the Literals' from now on
+    reader, columns = read(pieces)
+    decoded = reader._decoder.decoder.decode(piece([record(5, type="sepa", currency="USD")]))[0]
+    for value, dictionary in (
+        (decoded.type, columns.types),
+        (decoded.currency, columns.currencies),
+        (decoded.counterparty_name, columns.counterparty_names),
+        (decoded.counterparty_account, columns.counterparty_accounts),
+    ):
+        (held,) = [each for each in dictionary.values if each == value]
+        assert held is value, value
+        assert next(key for key in dictionary._index if key == value) is value
+    # and the rows read back as they came
+    assert [columns.record(row)["type"] for row in range(4)] == ["card", "sepa", "card", "card"]
+    assert [columns.currency(row) for row in range(4)] == ["EUR", "EUR", "USD", "EUR"]
