@@ -116,6 +116,29 @@ def test_edge_values_are_taken_exactly_as_the_model_takes_them(field, value):
     check_same_as_the_model([GOOD, {**GOOD, field: value}])
 
 
+@pytest.mark.parametrize(
+    "dates",
+    [
+        ["2024-03-01", "2024-03-01\u00002024-03-01", "2024-03-01"],  # one holds the separator
+        ["2024-03-01", "x2024-03-02", "2024-03-02"],  # the last date found inside another
+        ["2024-03-01", "2024-03-01 ", "2024-03-02"],
+        ["2024-03-01", "2024-03-0", "12024-03-02", "2024-03-02"],  # joined, they spell runs
+        ["2024-03-01", "2024-03-02", "2024-03-01", "2024-03-02"],
+        ["2024-03-01", "2024-02-30", "2024-03-02"],
+        ["2024-03-01", None, "2024-03-01"],
+        ["2024-03-01"] * 3 + ["2024-03-02"] * 2,
+        ["2024-03-02"],
+    ],
+)
+def test_a_pieces_dates_are_each_judged_however_they_read_joined(dates):
+    """The columns tell a piece of one date, or of one then another, by comparing its dates
+    joined with those runs spelled out: dates that would spell the same text joined are
+    still each judged, as the model judges them."""
+    check_same_as_the_model(
+        [{**GOOD, "id": f"ST{n}", "booking_date": d} for n, d in enumerate(dates)]
+    )
+
+
 def check_same_as_the_model(items: list[dict[str, Any]]) -> None:
     check_text_same_as_the_model(json.dumps(items).encode())
 
