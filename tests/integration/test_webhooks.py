@@ -638,11 +638,13 @@ def test_connections_sending_a_body_slowly_make_room_for_deliveries(tmp_path, mo
 def _readers_that_stopped_reading(
     running: BackgroundReceiver, url: str, count: int
 ) -> Iterator[Callable[[], int]]:
-    """``count`` connections, one after the other, each sending many requests and reading
-    none of the answers (each a 405 that repeats a 15,000-character method) until the
-    receiver's answers to it wait on it; gives how many of its connections wait so."""
+    """``count`` connections, one after the other, each sending requests and reading none
+    of the answers (each a 405 that repeats a 15,000-character method) until the receiver's
+    answers to it wait on it; gives how many of its connections wait so. Requests go on
+    until then, however many: the kernel's send buffer, which grows as it sees fit, took
+    all the answers to a fixed number of them now and then, and nothing waited."""
     host, port = url.removeprefix("http://").split("/")[0].split(":")
-    requests = (b"X" * 15_000 + b" /webhooks HTTP/1.1\r\nHost: r\r\n\r\n") * 256
+    requests = (b"X" * 15_000 + b" /webhooks HTTP/1.1\r\nHost: r\r\n\r\n") * 16
     connections = running._runner.server.server_state.connections  # type: ignore[union-attr]
 
     def stalled() -> int:
@@ -657,10 +659,10 @@ def _readers_that_stopped_reading(
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)  # a small window
             sock.connect((host, int(port)))
             sock.setblocking(False)
-            sent, deadline = 0, time.monotonic() + 30
-            while stalled() < number and sent < len(requests) and time.monotonic() < deadline:
-                try:
-                    sent += sock.send(requests[sent : sent + 65536])
+            at, deadline = 0, time.monotonic() + 30
+            while stalled() < number and time.monotonic() < deadline:
+                try:  # the requests over and over, each whole
+                    at = (at + sock.send(requests[at : at + 65536])) % len(requests)
                 except BlockingIOError:  # the receiver reads no more: its answers wait
                     time.sleep(0.01)
         yield stalled
