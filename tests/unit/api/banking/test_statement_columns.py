@@ -122,7 +122,8 @@ def test_edge_values_are_taken_exactly_as_the_model_takes_them(field, value):
         ["2024-03-01", "2024-03-01\u00002024-03-01", "2024-03-01"],  # one holds the separator
         ["2024-03-01", "x2024-03-02", "2024-03-02"],  # the last date found inside another
         ["2024-03-01", "2024-03-01 ", "2024-03-02"],
-        ["2024-03-01", "2024-03-0", "12024-03-02", "2024-03-02"],  # joined, they spell runs
+        # run together without a separator, these would spell the runs of two dates
+        ["2024-03-01", "2024-03-0", "12024-03-02", "2024-03-02"],
         ["2024-03-01", "2024-03-02", "2024-03-01", "2024-03-02"],
         ["2024-03-01", "2024-02-30", "2024-03-02"],
         ["2024-03-01", None, "2024-03-01"],
