@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import ssl
+from collections.abc import Iterator
 
 import httpx
 from pydantic import ValidationError
@@ -39,21 +40,49 @@ _TLS_HINTS = {
 }
 
 
-def describe_transport_error(exc: BaseException) -> str:
-    """The reason for a failed exchange, never empty: the deepest message in the exception's
-    chain, or what its kind means, and what a TLS failure most likely means."""
-    reason = hint = ""
+# failures a retry meets again, whatever the wait: the request itself cannot be sent, or the
+# server's TLS is refused for what it is (its certificate, or no TLS there at all)
+_LASTING_KINDS = (httpx.UnsupportedProtocol, httpx.LocalProtocolError)
+_LASTING_TLS_REASONS = frozenset(
+    {"WRONG_VERSION_NUMBER", "UNSUPPORTED_PROTOCOL", "TLSV1_ALERT_PROTOCOL_VERSION"}
+)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, then its causes and contexts, each once."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def lasting(exc: httpx.TransportError) -> bool:
+    """Whether trying again would fail the same way: an untrusted certificate (retried, it
+    only made the person wait a second and a half for the same words), a server that does
+    not answer in TLS, a request that cannot be sent. A refused or broken connection, or a
+    handshake cut short, may not last: those are tried again."""
+    if isinstance(exc, _LASTING_KINDS):
+        return True
+    return any(
+        isinstance(cause, ssl.SSLCertVerificationError)
+        or (isinstance(cause, ssl.SSLError) and str(cause.reason) in _LASTING_TLS_REASONS)
+        for cause in _chain(exc)
+    )
+
+
+def describe_transport_error(exc: BaseException) -> str:
+    """The reason for a failed exchange, never empty: the deepest message in the exception's
+    chain, or what its kind means, and what a TLS failure most likely means."""
+    reason = hint = ""
+    for current in _chain(exc):
         text = str(current).strip()
         # anyio's cancel scope tells how it stopped the wait, not why: the kind says that
         if text and not text.startswith("Cancelled via cancel scope"):
             reason = text
         if isinstance(current, ssl.SSLError):
             hint = _TLS_HINTS.get(str(current.reason), hint)
-        current = current.__cause__ or current.__context__
     meaning = next(
         (text for kind, text in _DESCRIPTIONS.items() if isinstance(exc, kind)),
         type(exc).__name__,

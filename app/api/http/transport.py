@@ -40,6 +40,7 @@ from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
 from app.api.http.failures import (
     describe_transport_error,
+    lasting,
     set_aside_redirect,
     status_error,
 )
@@ -206,7 +207,8 @@ class Transport:
     async def _send(
         self, call: Call, deadline: float, *, stream: bool
     ) -> tuple[httpx.Response, Decoder]:
-        """The first 2xx answer, its body unread; retries 408 and failed connections."""
+        """The first 2xx answer, its body unread; retries 408 and failed connections (not
+        those that would fail again: `lasting`)."""
         loop = asyncio.get_running_loop()
         last_error: ApiError | None = None
         for attempt in range(1, self.retry.attempts + 1):
@@ -235,6 +237,8 @@ class Transport:
                     self.failure(exc),
                 )
                 self._notify(call, None, clock, started, attempt, last_error)
+                if lasting(exc):
+                    raise last_error from None
                 continue
             self._notify(call, response.status_code, clock, started, attempt)
             self._read_server_time(response)

@@ -18,7 +18,9 @@ import pytest
 
 from app.api.errors import ApiConnectionError, ApiTimeoutError
 from app.api.http import AnswerStream, Bounds, Transport
+from app.api.http.exchange import Exchange
 from app.api.http.network import READ_AHEAD, AsyncioNetwork, AsyncioStream, drop
+from app.api.http.policy import RetryPolicy
 from tests.certificates import make_server_certificate
 from tests.conftest import run
 
@@ -335,6 +337,61 @@ def test_the_transport_calls_a_tls_server_through_it_and_words_an_untrusted_one(
                 await distrusting.aclose()
 
     run(main())
+
+
+def test_a_server_refused_for_what_its_tls_is_is_tried_once_a_dropped_connection_again(tls):
+    """An untrusted certificate, or no TLS at the https:// address, would be met again by a
+    retry: the person is told at once. A connection dropped before the handshake may not be:
+    it is tried again, as before."""
+    _bundle, server_tls = tls
+    connections = {"untrusted": 0, "plain": 0, "dropped": 0}
+
+    def counted(name: str, answer: Handler) -> Handler:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            connections[name] += 1
+            await answer(reader, writer)
+
+        return handler
+
+    async def untrusted(_reader, writer):  # TLS over the counted connection
+        with contextlib.suppress(ssl.SSLError, ConnectionError):
+            await writer.start_tls(server_tls)
+        writer.close()
+
+    async def plain(reader, writer):  # an HTTP server at an https:// address
+        with contextlib.suppress(ConnectionError):
+            await reader.read(1)
+            writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            await writer.drain()
+        writer.close()
+
+    async def dropped(_reader, writer):
+        writer.transport.abort()
+
+    async def attempts(name: str, answer: Handler) -> tuple[str, list[int]]:
+        async with serving(counted(name, answer)) as port:
+            transport = Transport(f"https://localhost:{port}", retry=RetryPolicy(backoff=0.01))
+            seen: list[Exchange] = []
+            transport.add_listener(seen.append)
+            try:
+                with pytest.raises(ApiConnectionError) as raised:
+                    await transport.request("GET", "/ping", secured=False)
+            finally:
+                await transport.aclose()
+        return str(raised.value), [exchange.attempt for exchange in seen]
+
+    async def main():
+        message, tried = await attempts("untrusted", untrusted)
+        assert "the server's certificate is not trusted" in message
+        assert tried == [1]
+        message, tried = await attempts("plain", plain)
+        assert "the server does not answer in TLS there: is its address http://?" in message
+        assert tried == [1]
+        _message, tried = await attempts("dropped", dropped)
+        assert tried == [1, 2, 3]
+
+    run(main())
+    assert connections == {"untrusted": 1, "plain": 1, "dropped": 3}
 
 
 def test_a_reader_that_never_waits_otherwise_gives_the_loop_a_turn_every_read_ahead():
