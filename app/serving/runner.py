@@ -16,6 +16,7 @@ from typing import Any
 import uvicorn
 
 from app.serving.guard import GuardedH11Protocol
+from app.serving.sockets import LISTEN_BACKLOG
 from app.serving.stopping import StopRequest, stopped_by_signals
 
 log = logging.getLogger("partner_desk.serving")
@@ -144,6 +145,10 @@ async def serve(server: uvicorn.Server, sock: socket.socket, started: Callable[[
     while not server.started and not task.done():  # uvicorn has no event for it
         await asyncio.sleep(0.01)
     if server.started:
+        # asyncio listened again with uvicorn's backlog, which is also how many it accepts in
+        # one turn (`ACCEPT_BATCH`): 64 connections waited at most, and a burst's others were
+        # dropped and connected a second or two later
+        sock.listen(LISTEN_BACKLOG)
         started()
     await task
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import socket
 
+# connections the kernel holds until the server accepts them: past these, a burst's further
+# connections are dropped, and their clients try again a second later (the kernel caps it at
+# net.core.somaxconn)
+LISTEN_BACKLOG = 1024
+
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket for a server on this loop: no Nagle delay, non-blocking. The port
@@ -16,6 +21,6 @@ def bind(host: str, port: int) -> socket.socket:
     # about 40 ms a request (accepted sockets inherit the option on Linux)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
-    sock.listen(512)
+    sock.listen(LISTEN_BACKLOG)
     sock.setblocking(False)
     return sock

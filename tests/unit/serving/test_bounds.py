@@ -2,12 +2,18 @@
 in a line now and then, not a traceback each."""
 
 import asyncio
+import contextlib
 import logging
 import resource
+import selectors
+import socket
+import threading
+import time
 
 import pytest
 
 from app.serving import runner
+from app.serving.sockets import bind
 
 
 @pytest.mark.parametrize(
@@ -82,3 +88,56 @@ def test_a_line_a_client_can_cause_per_request_is_said_once_in_a_while_with_a_co
         "Invalid HTTP request received. (and 299 more like it since last said)"
     )
     assert passes("Invalid HTTP request received.") is None
+
+
+def test_a_burst_of_connections_waits_in_the_backlog_while_the_server_is_busy():
+    """The connections a server has not accepted yet wait in the kernel's backlog: a burst
+    of 200 while its loop is busy all connect (asyncio listened with its accept batch of 64,
+    and the rest were dropped, connecting a second or two later)."""
+    inside, gate = threading.Event(), threading.Event()
+
+    async def app(scope, receive, send):
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        inside.set()
+        gate.wait(30)  # the server's loop is busy: nothing is accepted meanwhile
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    background = runner.BackgroundServer(
+        "busy server", bind("127.0.0.1", 0), lambda: runner.guarded_server(app)
+    )
+    background.start(timeout=30)
+    assert background.server is not None
+    port = background.server.servers[0].sockets[0].getsockname()[1]
+    burst: list[socket.socket] = []
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as first:
+            first.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert inside.wait(30)
+            connecting = selectors.DefaultSelector()
+            for _ in range(200):
+                sock = socket.socket()
+                burst.append(sock)
+                sock.setblocking(False)
+                with contextlib.suppress(BlockingIOError):
+                    sock.connect(("127.0.0.1", port))
+                connecting.register(sock, selectors.EVENT_WRITE)
+            connected = 0
+            deadline = time.monotonic() + 30  # reached only when some wait for a retry
+            while connected < len(burst) and time.monotonic() < deadline:
+                for key, _events in connecting.select(deadline - time.monotonic()):
+                    connecting.unregister(key.fileobj)
+                    connected += 1
+            connecting.close()
+            gate.set()
+            assert connected == len(burst)
+            assert first.recv(64).startswith(b"HTTP/1.1 204")
+    finally:
+        gate.set()
+        for sock in burst:
+            sock.close()
+        background.stop()
