@@ -85,6 +85,9 @@ class Transport:
         self.bounds = bounds = bounds or Bounds()
         self.retry = retry or RetryPolicy()
         self._listeners: list[ExchangeListener] = []
+        # the tasks making a call, with how many each makes; whether it was closed
+        self._calls: dict[asyncio.Task[Any], int] = {}
+        self._closed = False
         self.last_request_id: str | None = None
         self._base_path = urlsplit(self.base_url).path.rstrip("/")
         # the server's clock minus ours, from the Date header of its last answer
@@ -117,7 +120,33 @@ class Transport:
         self._listeners.append(listener)
 
     async def aclose(self) -> None:
+        """Close its connections. A call still on its way is the desk's to stop, not the
+        server's failure: the tasks making one are cancelled first (a sign-in anew during a
+        statement's load said that the server broke the answer off), as is any call made
+        after."""
+        self._closed = True
+        current = asyncio.current_task()
+        for task in self._calls:
+            if task is not current:
+                task.cancel()
         await self._client.aclose()
+
+    def _calling(self) -> asyncio.Task[Any] | None:
+        """The current task makes a call, until `_called` (`aclose` cancels it meanwhile)."""
+        if self._closed:
+            raise asyncio.CancelledError  # a call of a session that has ended
+        task = asyncio.current_task()
+        if task is not None:
+            self._calls[task] = self._calls.get(task, 0) + 1
+        return task
+
+    def _called(self, task: asyncio.Task[Any] | None) -> None:
+        if task is None:
+            return
+        if self._calls.get(task, 0) > 1:
+            self._calls[task] -= 1
+        else:
+            self._calls.pop(task, None)
 
     async def request(
         self,
@@ -135,6 +164,7 @@ class Transport:
         call = self._call(method, path, json_body, params, files, secured, request_id)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.bounds.deadline
+        calling = self._calling()
         try:
             async with asyncio.timeout_at(deadline):
                 response, decoder = await self._send(call, deadline, stream=False)
@@ -147,6 +177,8 @@ class Transport:
                 ApiTimeoutError,
                 f"No complete answer from {self.where()} within {self.bounds.deadline:g} s",
             ) from None
+        finally:
+            self._called(calling)
         if content.count(b",") >= self.bounds.answer_values:  # before any is parsed
             raise call.error(
                 ResponseValidationError,
@@ -163,15 +195,20 @@ class Transport:
         call = self._call(method, path, None, params, None, True, None)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.bounds.deadline
+        calling = self._calling()  # until the answer is closed (`AnswerStream.aclose`)
         try:
             async with asyncio.timeout_at(deadline):
                 response, decoder = await self._send(call, deadline, stream=True)
         except TimeoutError:
+            self._called(calling)
             raise call.error(
                 ApiTimeoutError,
                 f"No answer from {self.where()} within {self.bounds.deadline:g} s",
             ) from None
-        return AnswerStream(self, response, decoder, call)
+        except BaseException:
+            self._called(calling)
+            raise
+        return AnswerStream(self, response, decoder, call, calling)
 
     # -- plumbing
 
@@ -327,12 +364,18 @@ class AnswerStream:
     the connection."""
 
     def __init__(
-        self, transport: Transport, response: httpx.Response, decoder: Decoder, call: Call
+        self,
+        transport: Transport,
+        response: httpx.Response,
+        decoder: Decoder,
+        call: Call,
+        reader: asyncio.Task[Any] | None = None,
     ) -> None:
         self._transport = transport
         self._response = response
         self._decoder = decoder
         self.call = call
+        self._reader = reader  # the task that asked for it: making a call until it is closed
 
     @property
     def request_id(self) -> str:
@@ -348,6 +391,7 @@ class AnswerStream:
         deadline = _Deadline(loop, loop.time() + bounds.stream_total)
         try:
             while True:
+                reading = self._transport._calling()  # the task reading is in the call too
                 try:
                     piece = await deadline.within(lambda: anext(raw, None))
                 except TimeoutError:
@@ -368,6 +412,8 @@ class AnswerStream:
                         f"The answer from {self._transport.where()} broke off: "
                         f"{describe_transport_error(exc)}",
                     ) from None
+                finally:
+                    self._transport._called(reading)
                 if piece is None:
                     break
                 for decoded in self._decoder.feed(piece):
@@ -380,6 +426,8 @@ class AnswerStream:
             await self.aclose()
 
     async def aclose(self) -> None:
+        reader, self._reader = self._reader, None
+        self._transport._called(reader)  # the call it is part of ends
         await self._response.aclose()
 
 

@@ -1,10 +1,14 @@
 """Connection profiles, the sign-in dialog, the keyring, and a 401 that brings it back."""
 
+import asyncio
+from collections.abc import AsyncIterator
+
 import httpx
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QMessageBox
 
+from app.api.http import AnswerStream, Transport
 from app.ui.clients import ClientsArea
 from app.ui.connection.profiles import NEW_SERVER, SANDBOX, ServerProfile
 from app.ui.connection.sign_in import SignInDialog
@@ -287,3 +291,59 @@ def test_the_gateway_client_is_made_when_first_used_and_logs_its_exchanges(
     assert window.request_log.model.rowCount() == logged + 1
     run_on(qloop, session.aclose())
     assert session.gateway.transport._client.is_closed
+
+
+def test_a_load_under_way_when_signing_in_anew_is_cancelled_not_blamed_on_the_server(
+    qtbot, qloop, sandbox, settings, open_window, monkeypatch
+):
+    """The old session's connections close under the load: it stops as cancelled, the rows
+    received shown, and no box says the server broke the answer off."""
+    reading, closing = AnswerStream.chunks, Transport.aclose
+    held: list[AnswerStream] = []
+    closed = asyncio.Event()
+
+    async def held_once_rows_show(stream: AnswerStream) -> AsyncIterator[bytes]:
+        # the first statement waits once its first rows are shown, as a slow server's would,
+        # however fast the machine, until the old session's connections are closed; then it
+        # reads on from them
+        async for chunk in reading(stream):
+            yield chunk  # the rows it completes are taken before the next is asked for
+            if view.model.loaded and (not held or held[0] is stream):
+                held.append(stream)
+                await closed.wait()
+
+    async def close_and_say(transport: Transport) -> None:
+        await closing(transport)
+        closed.set()
+
+    monkeypatch.setattr(AnswerStream, "chunks", held_once_rows_show)
+    monkeypatch.setattr(Transport, "aclose", close_and_say)
+    window = open_window(sandbox.url)
+    window.show_area("Statements")
+    statements = window.area(StatementsArea)
+    view = statements.view
+    view.client_id.setText("C0000001")
+    view.account.setEditText("LT594010000000000001")
+    profile = window.session.profile
+
+    def sign_in_anew(*_rows) -> None:
+        view.model.rowsInserted.disconnect(sign_in_anew)
+        window.tasks.spawn(window.use_profile(profile, "demo"))
+
+    view.model.rowsInserted.connect(sign_in_anew)  # as soon as the first rows show
+    view.load_button.click()
+    settle(qloop, window)
+    assert statements.loading.cancelled()
+    received = view.model.loaded
+    assert received > 0 and view.model.rowCount() == received
+    assert view.status.text() == (
+        f"Cancelled after {received:,} records: Load again for the whole period."
+    )
+    assert window.presenter.open_boxes == []
+    assert window.signed_in_label.text() == "Signed in as demo"
+    view.load_button.click()  # the new session loads it whole
+    settle(qloop, window)
+    assert statements.loading.done() and not statements.loading.cancelled()
+    assert view.model.loaded > received
+    assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
+    assert window.presenter.open_boxes == []

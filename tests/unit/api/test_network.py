@@ -394,6 +394,40 @@ def test_a_server_refused_for_what_its_tls_is_is_tried_once_a_dropped_connection
     assert connections == {"untrusted": 1, "plain": 1, "dropped": 3}
 
 
+def test_closing_the_transport_cancels_the_calls_on_their_way_and_any_after():
+    """Calls still on their way when the desk closes a transport (a sign-in anew) are the
+    desk's to stop: their tasks end cancelled, never with an error blaming the server, and
+    a call made after the close is cancelled too."""
+    started = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[1"
+
+    async def answer(reader, writer):
+        request = await reader.readuntil(b"\r\n\r\n")
+        if request.startswith(b"GET /started"):
+            writer.write(started)  # the answer begun, the rest never sent
+        with contextlib.suppress(ConnectionError):
+            await reader.read()  # until the client closes
+        writer.close()
+
+    async def main():
+        async with serving(answer) as port:
+            transport = Transport(f"http://127.0.0.1:{port}")
+            unanswered = asyncio.create_task(transport.request("GET", "/never", secured=False))
+            stream = await transport.stream("GET", "/started")
+            chunks = stream.chunks()
+            assert await anext(chunks) == b"[1"
+            half_read = asyncio.create_task(anext(chunks))
+            await asyncio.sleep(0)  # both wait for the server now
+            assert not unanswered.done() and not half_read.done()
+            await transport.aclose()
+            for task in (unanswered, half_read):
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+            with pytest.raises(asyncio.CancelledError):
+                await transport.request("GET", "/after", secured=False)
+
+    run(main())
+
+
 def test_a_reader_that_never_waits_otherwise_gives_the_loop_a_turn_every_read_ahead():
     data = b"y" * (16 * MiB)  # from a server faster than its reader: the read-ahead stays full
 
