@@ -57,6 +57,7 @@ log = logging.getLogger("partner_desk.api")
 # Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
 READ_BYTES = 256 * 1024
 T = TypeVar("T")
+_READS = frozenset({"GET", "HEAD"})  # calls that change nothing: cancelled when it closes
 SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
 httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
 h11_buffer.install()  # an answer's bytes handed on by h11, not copied twice more
@@ -120,10 +121,12 @@ class Transport:
         self._listeners.append(listener)
 
     async def aclose(self) -> None:
-        """Close its connections. A call still on its way is the desk's to stop, not the
-        server's failure: the tasks making one are cancelled first (a sign-in anew during a
-        statement's load said that the server broke the answer off), as is any call made
-        after."""
+        """Close its connections. A call still on its way is then the desk's to stop, never
+        the server's failure (a sign-in anew during a statement's load said that the server
+        broke the answer off): the tasks reading something (GET, HEAD) are cancelled first;
+        a call that may have changed something fails saying that its outcome is not known
+        (`failure`), so that its form offers to send it again (with its key: never carried
+        out twice). A call made after is cancelled."""
         self._closed = True
         current = asyncio.current_task()
         for task in self._calls:
@@ -131,13 +134,15 @@ class Transport:
                 task.cancel()
         await self._client.aclose()
 
-    def _calling(self) -> asyncio.Task[Any] | None:
-        """The current task makes a call, until `_called` (`aclose` cancels it meanwhile)."""
+    def _calling(self, method: str) -> asyncio.Task[Any] | None:
+        """The current task makes a call, until `_called`: one that reads (GET, HEAD) is
+        cancelled if the transport closes meanwhile (`aclose`)."""
         if self._closed:
             raise asyncio.CancelledError  # a call of a session that has ended
         task = asyncio.current_task()
-        if task is not None:
-            self._calls[task] = self._calls.get(task, 0) + 1
+        if task is None or method not in _READS:
+            return None
+        self._calls[task] = self._calls.get(task, 0) + 1
         return task
 
     def _called(self, task: asyncio.Task[Any] | None) -> None:
@@ -164,7 +169,7 @@ class Transport:
         call = self._call(method, path, json_body, params, files, secured, request_id)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.bounds.deadline
-        calling = self._calling()
+        calling = self._calling(method)
         try:
             async with asyncio.timeout_at(deadline):
                 response, decoder = await self._send(call, deadline, stream=False)
@@ -177,6 +182,10 @@ class Transport:
                 ApiTimeoutError,
                 f"No complete answer from {self.where()} within {self.bounds.deadline:g} s",
             ) from None
+        except ApiConnectionError:
+            if self._closed:  # under the answer's reading: the desk's doing
+                raise call.error(ApiConnectionError, self.stopped()) from None
+            raise
         finally:
             self._called(calling)
         if content.count(b",") >= self.bounds.answer_values:  # before any is parsed
@@ -195,7 +204,7 @@ class Transport:
         call = self._call(method, path, None, params, None, True, None)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.bounds.deadline
-        calling = self._calling()  # until the answer is closed (`AnswerStream.aclose`)
+        calling = self._calling(method)  # until the answer is closed (`AnswerStream.aclose`)
         try:
             async with asyncio.timeout_at(deadline):
                 response, decoder = await self._send(call, deadline, stream=True)
@@ -254,6 +263,8 @@ class Transport:
                 if loop.time() + pause >= deadline:
                     break  # no time left for another try
                 await asyncio.sleep(pause)
+                if self._closed:  # meanwhile (a call that reads was cancelled)
+                    raise call.error(ApiConnectionError, self.stopped())
             started = dt.datetime.now(dt.UTC)
             clock = time.perf_counter()
             try:
@@ -274,7 +285,7 @@ class Transport:
                     self.failure(exc),
                 )
                 self._notify(call, None, clock, started, attempt, last_error)
-                if lasting(exc):
+                if lasting(exc) or self._closed:
                     raise last_error from None
                 continue
             self._notify(call, response.status_code, clock, started, attempt)
@@ -319,9 +330,19 @@ class Transport:
         return self.base_url
 
     def failure(self, exc: httpx.TransportError) -> str:
+        if self._closed:
+            return self.stopped()
         if isinstance(exc, httpx.TimeoutException):
             return f"No answer from {self.where()} in time: {describe_transport_error(exc)}"
         return f"Cannot reach {self.where()}: {describe_transport_error(exc)}"
+
+    def stopped(self) -> str:
+        """Why a call that may have changed something failed when the desk closed its
+        connection under it."""
+        return (
+            f"The desk closed its connection to {self.where()} (signed in anew) before the "
+            "answer came: whether it was carried out is not known"
+        )
 
     def _notify(
         self,
@@ -391,7 +412,8 @@ class AnswerStream:
         deadline = _Deadline(loop, loop.time() + bounds.stream_total)
         try:
             while True:
-                reading = self._transport._calling()  # the task reading is in the call too
+                # the task reading is in the call too
+                reading = self._transport._calling(self.call.method)
                 try:
                     piece = await deadline.within(lambda: anext(raw, None))
                 except TimeoutError:

@@ -394,10 +394,11 @@ def test_a_server_refused_for_what_its_tls_is_is_tried_once_a_dropped_connection
     assert connections == {"untrusted": 1, "plain": 1, "dropped": 3}
 
 
-def test_closing_the_transport_cancels_the_calls_on_their_way_and_any_after():
+def test_closing_the_transport_stops_the_calls_on_their_way_as_the_desks_doing():
     """Calls still on their way when the desk closes a transport (a sign-in anew) are the
-    desk's to stop: their tasks end cancelled, never with an error blaming the server, and
-    a call made after the close is cancelled too."""
+    desk's to stop, never the server's failure: a read ends cancelled; a call that may have
+    changed something fails saying its outcome is not known (its form offers to send it
+    again, with its key); a call made after the close is cancelled."""
     started = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[1"
 
     async def answer(reader, writer):
@@ -412,16 +413,25 @@ def test_closing_the_transport_cancels_the_calls_on_their_way_and_any_after():
         async with serving(answer) as port:
             transport = Transport(f"http://127.0.0.1:{port}")
             unanswered = asyncio.create_task(transport.request("GET", "/never", secured=False))
+            posted = asyncio.create_task(
+                transport.request("POST", "/never", json_body={"id": "T1"}, secured=False)
+            )
             stream = await transport.stream("GET", "/started")
             chunks = stream.chunks()
             assert await anext(chunks) == b"[1"
             half_read = asyncio.create_task(anext(chunks))
             await asyncio.sleep(0)  # both wait for the server now
-            assert not unanswered.done() and not half_read.done()
+            assert not unanswered.done() and not half_read.done() and not posted.done()
             await transport.aclose()
             for task in (unanswered, half_read):
                 with pytest.raises(asyncio.CancelledError):
                     await task
+            with pytest.raises(ApiConnectionError) as raised:
+                await posted
+            assert str(raised.value).startswith(
+                f"The desk closed its connection to http://127.0.0.1:{port} (signed in anew) "
+                "before the answer came: whether it was carried out is not known"
+            )
             with pytest.raises(asyncio.CancelledError):
                 await transport.request("GET", "/after", secured=False)
 
