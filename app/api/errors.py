@@ -108,6 +108,11 @@ class ApiTimeoutError(ApiConnectionError):
     """No (complete) answer in time."""
 
 
+class ClosedByDesk(ApiConnectionError):
+    """No answer: the desk closed the connection under a call that may have changed
+    something (a sign-in anew), so its outcome is not known."""
+
+
 class ResponseValidationError(ApiError):
     """An answer that does not fit the contract (not JSON, missing or malformed fields, too
     large, undecodable)."""

@@ -32,6 +32,7 @@ from app.api.errors import (
     ApiConnectionError,
     ApiError,
     ApiTimeoutError,
+    ClosedByDesk,
     InvalidInput,
     ResponseValidationError,
 )
@@ -184,7 +185,7 @@ class Transport:
             ) from None
         except ApiConnectionError:
             if self._closed:  # under the answer's reading: the desk's doing
-                raise call.error(ApiConnectionError, self.stopped()) from None
+                raise call.error(ClosedByDesk, self.stopped()) from None
             raise
         finally:
             self._called(calling)
@@ -264,7 +265,7 @@ class Transport:
                     break  # no time left for another try
                 await asyncio.sleep(pause)
                 if self._closed:  # meanwhile (a call that reads was cancelled)
-                    raise call.error(ApiConnectionError, self.stopped())
+                    raise call.error(ClosedByDesk, self.stopped())
             started = dt.datetime.now(dt.UTC)
             clock = time.perf_counter()
             try:
@@ -279,7 +280,9 @@ class Transport:
                 raise
             except httpx.TransportError as exc:
                 last_error = call.error(
-                    ApiTimeoutError
+                    ClosedByDesk
+                    if self._closed
+                    else ApiTimeoutError
                     if isinstance(exc, httpx.TimeoutException)
                     else ApiConnectionError,
                     self.failure(exc),

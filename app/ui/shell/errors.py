@@ -13,6 +13,7 @@ from app.api.errors import (
     ApiError,
     ApiTimeoutError,
     BadRequest,
+    ClosedByDesk,
     InvalidInput,
     RequestTimeout,
     ResponseValidationError,
@@ -77,6 +78,10 @@ def _message_for(error: BaseException) -> ErrorMessage:
             "Please try the same request again later; it will not be carried out twice. "
             "If it keeps failing, contact customer support and quote the request ID "
             f"{error.request_id or 'unknown'}.",
+        )
+    if isinstance(error, ClosedByDesk):
+        return ErrorMessage(
+            "No answer", f"{error}\nSend it again: it will not be carried out twice."
         )
     if isinstance(error, ApiTimeoutError):
         return ErrorMessage(

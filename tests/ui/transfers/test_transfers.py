@@ -1,6 +1,7 @@
 """The Transfers area against the sandbox: the live fee, one transfer per form whatever
 happens, every limit checked as typed, following a transfer until it is done."""
 
+import re
 import uuid
 
 import pytest
@@ -542,4 +543,56 @@ def test_the_form_shrinks_back_when_the_rows_of_a_kind_go(
     settle(qloop, window)
     qtbot.wait(0)
     assert dialog.height() == sepa
+    dialog.done(0)
+
+
+def test_a_transfer_on_its_way_when_signing_in_anew_is_said_unknown_then_sent_once(
+    qtbot, qloop, sandbox, settings, open_window, admin, bank
+):
+    """Its answer held by the server, the transfer's connection is closed by a sign-in anew:
+    the box says the desk closed it and the outcome is not known (never that the server
+    broke off); Submit again, over the new session, makes the one transfer."""
+    client_id, account_id, _other = new_account(qloop, sandbox.url)
+    window, area = open_transfers(open_window, sandbox)
+    dialog = form_for(area, client_id, account_id)
+    fill(dialog, SEPA)
+    fee_shown(qloop, window, dialog, "Fee: 0.50 EUR")
+    # the transfer's answer comes 5 s late, and nothing is made: the sign-in comes first
+    admin.post(
+        "/_sandbox/faults",
+        json={
+            "status": 503,
+            "count": 1,
+            "mode": "before",
+            "method": "POST",
+            "path_contains": "/transfers/sepa",
+            "delay_ms": 5000,
+        },
+    )
+    profile = window.session.profile
+
+    def sign_in_anew(text: str) -> None:
+        if text == "Sending…":
+            dialog.status.shown.disconnect(sign_in_anew)
+            window.tasks.spawn(window.use_profile(profile, "demo"))
+
+    dialog.status.shown.connect(sign_in_anew)
+    send(qloop, window, dialog)
+    box = window.presenter.open_boxes[-1]
+    assert box.windowTitle() == "No answer"
+    assert re.fullmatch(
+        re.escape(
+            f"The desk closed its connection to {sandbox.url} (signed in anew) before the "
+            "answer came: whether it was carried out is not known (x-request-id "
+        )
+        + r"[0-9a-f]{32}\)\nSend it again: it will not be carried out twice\.",
+        box.text(),
+    )
+    box.button(QMessageBox.StandardButton.Ok).click()
+    assert dialog.created is None and count_transfers(bank, account_id) == 0
+    assert dialog.submit_button.isEnabled()
+    send(qloop, window, dialog)  # Submit again: the same request and key, the new session
+    assert dialog.created is not None
+    assert count_transfers(bank, account_id) == 1
+    assert window.presenter.open_boxes == []
     dialog.done(0)

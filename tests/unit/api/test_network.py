@@ -16,7 +16,7 @@ from typing import cast
 import httpcore
 import pytest
 
-from app.api.errors import ApiConnectionError, ApiTimeoutError
+from app.api.errors import ApiConnectionError, ApiTimeoutError, ClosedByDesk
 from app.api.http import AnswerStream, Bounds, Transport
 from app.api.http.exchange import Exchange
 from app.api.http.network import READ_AHEAD, AsyncioNetwork, AsyncioStream, drop
@@ -426,7 +426,7 @@ def test_closing_the_transport_stops_the_calls_on_their_way_as_the_desks_doing()
             for task in (unanswered, half_read):
                 with pytest.raises(asyncio.CancelledError):
                     await task
-            with pytest.raises(ApiConnectionError) as raised:
+            with pytest.raises(ClosedByDesk) as raised:
                 await posted
             assert str(raised.value).startswith(
                 f"The desk closed its connection to http://127.0.0.1:{port} (signed in anew) "
