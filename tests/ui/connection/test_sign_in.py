@@ -1,6 +1,10 @@
 """Connection profiles, the sign-in dialog, the keyring, and a 401 that brings it back."""
 
 import asyncio
+import contextlib
+import socket
+import ssl
+import threading
 from collections.abc import AsyncIterator
 
 import httpx
@@ -14,6 +18,7 @@ from app.ui.connection.profiles import NEW_SERVER, SANDBOX, ServerProfile
 from app.ui.connection.sign_in import SignInDialog
 from app.ui.shell.main_window import MainWindow
 from app.ui.statements import StatementsArea
+from tests.certificates import make_server_certificate
 from tests.ui.conftest import Record, run_on, settle
 
 
@@ -347,3 +352,50 @@ def test_a_load_under_way_when_signing_in_anew_is_cancelled_not_blamed_on_the_se
     assert view.model.loaded > received
     assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
     assert window.presenter.open_boxes == []
+
+
+def test_a_server_whose_certificate_is_not_trusted_is_told_at_once_after_one_try(
+    qtbot, qloop, settings, open_window, tmp_path
+):
+    """Signing in to a TLS server of a private CA, without its bundle: the dialog says the
+    certificate is not trusted and how to fix it, after one connection (a retry would meet
+    the same certificate)."""
+    _bundle, certificate, key = make_server_certificate(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(certificate, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    connections = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _address = listener.accept()
+            except OSError:  # shut: the test is over
+                return
+            connections.append(connection)
+            with contextlib.suppress(OSError):  # the client refused the certificate
+                server_tls.wrap_socket(connection, server_side=True).recv(1)
+            connection.close()
+
+    serving = threading.Thread(target=serve, daemon=True)
+    serving.start()
+    try:
+        window = open_window("http://127.0.0.1:1", connect=False)
+        window.open_sign_in()
+        dialog = window.sign_in_dialog
+        describe(dialog, f"https://localhost:{port}", "demo")
+        dialog.sign_in_button.click()
+        settle(qloop, window)
+        assert dialog.isVisible()
+        assert dialog.problem.text().startswith(f"Cannot reach https://localhost:{port}: ")
+        assert (
+            ": the server's certificate is not trusted: for a private CA, give the profile its "
+            "CA bundle (x-request-id "
+        ) in dialog.problem.text()
+        assert len(connections) == 1
+        dialog.reject()
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)  # wakes the accept waiting
+        listener.close()
+        serving.join(10)
