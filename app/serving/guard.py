@@ -4,17 +4,30 @@ socket, without Nagle's delay: app.serving.sockets)."""
 
 from __future__ import annotations
 
+import array
 import asyncio
 import json
 import uuid
+from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
+
+try:  # how many bytes a socket holds unread (Linux, macOS)
+    import fcntl
+    import termios
+
+    _FIONREAD: int | None = termios.FIONREAD
+except ImportError:  # Windows: every connection's bytes are taken as read
+    _FIONREAD = None
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 # a client's states in which the server waits for it: no whole head yet, or not all the body
 _WAITING_FOR_CLIENT = (h11.IDLE, h11.SEND_BODY)
+# a connection sends its request within this of connecting (or of its last answer), or it may
+# be closed to make room past the limit: a burst's were closed before their requests came
+IDLE_GRACE_SECONDS = 0.25
 
 
 class _StrictConnection(h11.Connection):
@@ -153,6 +166,15 @@ class GuardedH11Protocol(H11Protocol):
     malformed_title = "Invalid request"  # the error body's title for what is not HTTP/1.1
     head_seconds = 10.0  # a connection sends a whole request head in this time, or is closed
     max_connections = 256  # past this, the longest-idle connection without a request goes
+    # past it, when none is idle, new connections wait unread (at most this many; then the
+    # next is closed), each taking the place of the next connection to end
+    max_parked = 192
+    parked: ClassVar[deque[GuardedH11Protocol]] = deque()  # a server's own (`guarded_server`)
+    _parked = False
+    _room_timer: asyncio.TimerHandle | None = None  # parked: when one may have waited enough
+    # when it ends, no place comes free: it made room for a new connection, which took its
+    # place, or it was a new one that found no room
+    _frees_no_place = False
     stall_seconds = 30.0  # a reader that takes nothing of an answer for this long is dropped
     # told of each connection that ends (a server of several processes counts them)
     on_closed: Callable[[], None] | None = None
@@ -173,17 +195,111 @@ class GuardedH11Protocol(H11Protocol):
         self.joined = JoinedWrites(transport)
         super().connection_made(self.joined)
         self._arm()
-        if len(self.connections) > self.max_connections:
-            waiting = [
+        if len(self.connections) - len(self.parked) > self.max_connections:
+            self._make_room(new=True)
+
+    def _make_room(self, *, new: bool = False) -> None:
+        """Past the limit, for this connection (``new``, or parked): the one waiting longest
+        on its client goes, once it has waited ``IDLE_GRACE_SECONDS`` with nothing sent
+        unread. Else this one waits unread (parked: at most ``max_parked``; the next is
+        closed), until a connection ends or one has waited that long. A burst's connections,
+        accepted before their requests came or were read, were closed to make room for each
+        other: more than the limit at once, and the requests past it were reset unanswered."""
+        self._room_timer = None
+        if self._dropped or (not new and not self._parked):
+            return
+        waiting = sorted(
+            (
                 other
                 for other in self.connections
                 if isinstance(other, GuardedH11Protocol)
                 and other is not self
                 and not other._dropped  # not one already on its way out
+                and not other._parked
                 and other.waits_on_client()
-            ]
-            # the longest waiting goes; if none waits, all are being answered: the new one goes
-            min(waiting, key=lambda other: other._armed_at, default=self)._close()
+                and not other._sent_unread()
+            ),
+            key=lambda other: other._armed_at,
+        )
+        longest = waiting[0] if waiting else None
+        if longest is not None and self.loop.time() - longest._armed_at >= IDLE_GRACE_SECONDS:
+            longest._frees_no_place = new  # a new one takes its place; else one parked
+            longest._close()
+            if new:
+                return
+            longest = None  # the place went to one parked (maybe this one): it waits on
+        elif new:
+            if len(self.parked) >= self.max_parked and not self._room_among_parked(longest):
+                self._frees_no_place = True
+                self._close()
+                return
+            self._parked = True
+            self.parked.append(self)
+            self.transport.pause_reading()
+        # looked at again when the longest waiting will have waited enough; with none waiting
+        # now (all being answered, or their bytes yet to be read), a grace from now
+        since = self.loop.time() if longest is None else longest._armed_at
+        self._room_timer = self.loop.call_at(since + IDLE_GRACE_SECONDS, self._make_room)
+
+    def _room_among_parked(self, waiting: GuardedH11Protocol | None) -> bool:
+        """The parked are as many as may be: one of them that has sent nothing for the grace
+        (idle, as nothing of it is read) goes, or else the one served waiting longest on
+        its client, however briefly; whether one went."""
+        now = self.loop.time()
+        idle = next(
+            (
+                other
+                for other in self.parked
+                if not other._dropped
+                and now - other._armed_at >= IDLE_GRACE_SECONDS
+                and not other._sent_unread()
+            ),
+            None,
+        )
+        if idle is not None:
+            idle._close()  # its place among the parked is this one's
+            return True
+        if waiting is not None:
+            waiting._frees_no_place = True
+            waiting._close()  # its place among those served goes to one parked
+            self._unpark_next()
+            return True
+        return False
+
+    def _unpark_next(self) -> None:
+        """A place came free: it goes to the parked connection that sent something first
+        (a request waiting, where one that sent nothing may be idle), else the one parked
+        longest."""
+        parked = self.parked
+        waiting = [other for other in parked if not other._dropped]
+        if not waiting:
+            return
+        chosen = next((other for other in waiting if other._sent_unread()), waiting[0])
+        parked.remove(chosen)
+        chosen._unpark()
+
+    def _sent_unread(self) -> bool:
+        """Bytes the client sent wait unread (a request of a burst, accepted before any was
+        read): it is not waited on, though nothing of it was read yet."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None or _FIONREAD is None:
+            return False
+        waiting = array.array("i", [0])
+        try:
+            fcntl.ioctl(sock.fileno(), _FIONREAD, waiting)
+        except OSError:
+            return False
+        return waiting[0] > 0
+
+    def _unpark(self) -> None:
+        """A place came free for this parked one (taken off the parked already): it is read
+        from now on, its head given its time."""
+        self._parked = False
+        if self._room_timer is not None:
+            self._room_timer.cancel()
+            self._room_timer = None
+        self.transport.resume_reading()
+        self._arm()
 
     def waits_on_client(self) -> bool:
         """The server waits on the client: for a whole head, for the rest of a body, or for
@@ -227,10 +343,16 @@ class GuardedH11Protocol(H11Protocol):
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for timer in (self._head_timer, self._stall_timer):
+        for timer in (self._head_timer, self._stall_timer, self._room_timer):
             if timer is not None:
                 timer.cancel()
         super().connection_lost(exc)
+        parked = self.parked
+        if self._parked:
+            self._parked = False
+            parked.remove(self)
+        elif parked and not self._frees_no_place:  # its place goes to one parked
+            self._unpark_next()
         if self.on_closed is not None:
             self.on_closed()
 

@@ -10,6 +10,7 @@ import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -56,12 +57,18 @@ def guarded_server(
     told of each connection that ends; ``protocol``: the connection's class, the guard's own
     or one made from it."""
     max_connections, batch = connection_bound(max_connections)
+    # the files kept for batches in flight held the connections a burst brought past the
+    # limit, closed at once; parked, they hold them a little longer, but for one batch, kept
+    # for those accepted and not yet looked at
+    max_parked = (BATCHES_IN_FLIGHT - 1) * batch
     bounded = type(
         "BoundedH11Protocol",
         (protocol,),
         {
             "head_seconds": head_seconds,
             "max_connections": max_connections,
+            "max_parked": max_parked,
+            "parked": deque(),
             "stall_seconds": stall_seconds,
             "malformed_title": malformed_title,
             "on_closed": None if on_closed is None else staticmethod(on_closed),
@@ -75,7 +82,13 @@ def guarded_server(
     }
     settings.update(config)
     server = uvicorn.Server(
-        uvicorn.Config(app, http=bounded, limit_concurrency=2 * max_connections, **settings)
+        uvicorn.Config(
+            app,
+            http=bounded,
+            # uvicorn counts the parked among the connections (`GuardedH11Protocol`)
+            limit_concurrency=2 * max_connections + max_parked,
+            **settings,
+        )
     )
     # after uvicorn's Config, which configures its loggers
     uvicorn_log = logging.getLogger("uvicorn.error")

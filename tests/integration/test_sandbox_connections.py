@@ -16,6 +16,7 @@ import pytest
 
 from app.sandbox.app import SandboxSettings
 from app.sandbox.server import BackgroundSandbox
+from app.serving import guard, runner
 from app.serving.guard import GuardedH11Protocol
 from tests.conftest import Lines
 from tests.webhook_helpers import eventually
@@ -73,6 +74,39 @@ def test_many_idle_connections_do_not_keep_others_out(crowded):
         answer = httpx.get(f"{crowded.url}/v1/healthcheck", timeout=60)
         assert answer.status_code == 200
         assert closed_by_the_server(idle[0])  # the longest waiting was closed
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_a_burst_of_requests_past_the_limit_is_answered_whole(crowded, monkeypatch):
+    """Three times the limit connect at once, then each sends its request: those past the
+    limit wait unread until a place comes free, and every one is answered (each closed the
+    one accepted longest ago, before its request came: those past the limit were reset).
+    No connection is old enough here to be taken for idle."""
+    monkeypatch.setattr(guard, "IDLE_GRACE_SECONDS", 600.0)
+    host, port = crowded.url.removeprefix("http://").split(":")
+    burst = [socket.create_connection((host, int(port)), timeout=60) for _ in range(60)]
+    try:
+        for sock in burst:
+            sock.sendall(b"GET /v1/healthcheck HTTP/1.1\r\nHost: s\r\nConnection: close\r\n\r\n")
+        answers = [read_to_the_end(sock) for sock in burst]
+        assert [answer.split(b"\r\n", 1)[0] for answer in answers] == [b"HTTP/1.1 200 OK"] * 60
+    finally:
+        for sock in burst:
+            sock.close()
+
+
+def test_idle_connections_filling_the_places_and_the_waiting_keep_no_request_out(crowded):
+    """Idle connections past the limit and past the connections that may wait: a request
+    after them takes the place of one, and is served before the idle ones that waited
+    longer (its request came; theirs did not)."""
+    host, port = crowded.url.removeprefix("http://").split(":")
+    most = 20 + (runner.BATCHES_IN_FLIGHT - 1) * runner.connection_bound(20)[1]
+    idle = [socket.create_connection((host, int(port)), timeout=60) for _ in range(most + 20)]
+    try:
+        answer = httpx.get(f"{crowded.url}/v1/healthcheck", timeout=60)
+        assert answer.status_code == 200
     finally:
         for sock in idle:
             sock.close()
