@@ -19,8 +19,8 @@ import email.utils
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpcore
@@ -37,6 +37,7 @@ from app.api.errors import (
     ResponseValidationError,
 )
 from app.api.http import h11_buffer
+from app.api.http.deadline import AnswerDeadline
 from app.api.http.decoding import Decoder, raw_pieces
 from app.api.http.exchange import Answer, Call, Exchange, ExchangeListener
 from app.api.http.failures import (
@@ -57,7 +58,8 @@ log = logging.getLogger("partner_desk.api")
 # libraries; a long streamed answer (280 MB) then takes 4,400 of them, a tenth of its load.
 # Reading up to 256 KiB at a time (httpcore's own setting for it) takes 1,100.
 READ_BYTES = 256 * 1024
-T = TypeVar("T")
+# failures once connected: a connection broken, or an answer that is not HTTP/1.1
+_REACHED = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
 _READS = frozenset({"GET", "HEAD"})  # calls that change nothing: cancelled when it closes
 SERVER_YEARS = (1970, 9000)  # a Date header outside these years is not taken as the server's
 httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = READ_BYTES
@@ -335,9 +337,12 @@ class Transport:
     def failure(self, exc: httpx.TransportError) -> str:
         if self._closed:
             return self.stopped()
+        described = describe_transport_error(exc)
         if isinstance(exc, httpx.TimeoutException):
-            return f"No answer from {self.where()} in time: {describe_transport_error(exc)}"
-        return f"Cannot reach {self.where()}: {describe_transport_error(exc)}"
+            return f"No answer from {self.where()} in time: {described}"
+        if isinstance(exc, _REACHED):  # "Cannot reach" misled: the server was reached
+            return f"The exchange with {self.where()} failed: {described}"
+        return f"Cannot reach {self.where()}: {described}"
 
     def stopped(self) -> str:
         """Why a call that may have changed something failed when the desk closed its
@@ -412,7 +417,7 @@ class AnswerStream:
         bounds = self._transport.bounds
         loop = asyncio.get_running_loop()
         raw = raw_pieces(self._response)
-        deadline = _Deadline(loop, loop.time() + bounds.stream_total)
+        deadline = AnswerDeadline(loop, loop.time() + bounds.stream_total)
         try:
             while True:
                 # the task reading is in the call too
@@ -454,45 +459,3 @@ class AnswerStream:
         reader, self._reader = self._reader, None
         self._transport._called(reader)  # the call it is part of ends
         await self._response.aclose()
-
-
-class _Deadline:
-    """The time by which an answer must have ended, over all its reads: one timer for the
-    whole answer, where a timeout around each read armed one each (under qasync a Qt timer
-    each, registered until the deadline: 1,500 for a million-row statement). When its time
-    comes during a read, the read is cancelled (as `asyncio.timeout` does) and TimeoutError
-    raised in its stead; when it comes between reads (the reader working on what came, or
-    reads that find bytes waiting and never wait, app.api.http.network), the next read is
-    not started: an answer that always has more is stopped."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
-        self._loop = loop
-        self._when = when
-        self._passed = False
-        self._reading: asyncio.Task[Any] | None = None  # the task in a read, cancelled when due
-        self._cancelling = 0  # its cancellations asked before the read (not the deadline's)
-        self._timer = loop.call_at(when, self._due)
-
-    def _due(self) -> None:
-        self._passed = True
-        if self._reading is not None:
-            self._reading.cancel()
-
-    async def within(self, read: Callable[[], Awaitable[T]]) -> T:
-        """What ``read`` gives, or TimeoutError (the read cancelled, or never started)."""
-        if self._passed or self._loop.time() >= self._when:
-            raise TimeoutError
-        task = asyncio.current_task()
-        assert task is not None
-        self._reading, self._cancelling = task, task.cancelling()
-        try:
-            return await read()
-        except asyncio.CancelledError:
-            if self._passed and task.uncancel() <= self._cancelling:
-                raise TimeoutError from None  # the deadline's cancellation, not another's
-            raise
-        finally:
-            self._reading = None
-
-    def close(self) -> None:
-        self._timer.cancel()

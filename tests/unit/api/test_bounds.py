@@ -473,10 +473,34 @@ def test_a_dropped_connection_says_why_and_quotes_the_request_id():
         run(client_for(handler).healthcheck())
     message = str(caught.value)
     assert message.startswith(
-        "Cannot reach https://bank.example: the connection broke while reading the answer "
+        "The exchange with https://bank.example failed: the connection broke while reading "
+        "the answer "
         "([Errno 104] Connection reset by peer) (x-request-id "
     )
     assert caught.value.request_id in message
+
+
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (
+            httpx.ConnectError("refused"),
+            "Cannot reach https://bank.example: the connection was refused or failed (refused)",
+        ),
+        (
+            httpx.RemoteProtocolError("Receive buffer too long"),
+            "The exchange with https://bank.example failed: the server closed the connection "
+            "or broke the HTTP protocol (Receive buffer too long)",
+        ),
+    ],
+)
+def test_a_server_not_reached_is_told_apart_from_one_that_broke_the_exchange(failure, said):
+    def handler(request):
+        raise failure
+
+    with pytest.raises(ApiConnectionError) as caught:
+        run(client_for(handler).healthcheck())
+    assert str(caught.value).startswith(said + " (x-request-id ")
 
 
 def test_every_transport_failure_has_a_reason():
