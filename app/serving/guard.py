@@ -217,34 +217,37 @@ class GuardedH11Protocol(H11Protocol):
                 and not other._dropped  # not one already on its way out
                 and not other._parked
                 and other.waits_on_client()
-                and not other._sent_unread()
             ),
             key=lambda other: other._armed_at,
         )
-        longest = waiting[0] if waiting else None
-        if longest is not None and self.loop.time() - longest._armed_at >= IDLE_GRACE_SECONDS:
-            longest._frees_no_place = new  # a new one takes its place; else one parked
-            longest._close()
-            if new:
-                return
-            longest = None  # the place went to one parked (maybe this one): it waits on
-        elif new:
-            if len(self.parked) >= self.max_parked and not self._room_among_parked(longest):
+        # the longest waiting that has waited enough with nothing sent unread (asked of each
+        # in turn, a system call each: never of all of them at every turn)
+        now = self.loop.time()
+        due = now + IDLE_GRACE_SECONDS  # when to look again, if this one must wait
+        for other in waiting:
+            if now - other._armed_at < IDLE_GRACE_SECONDS:
+                due = other._armed_at + IDLE_GRACE_SECONDS  # the rest waited less
+                break
+            if not other._sent_unread():  # else its request is read at the loop's next turn
+                other._frees_no_place = new  # a new one takes its place; else one parked
+                other._close()
+                if new:
+                    return
+                break  # the place went to one parked (maybe this one): it waits on
+        if new:
+            if len(self.parked) >= self.max_parked and not self._room_among_parked(waiting):
                 self._frees_no_place = True
                 self._close()
                 return
             self._parked = True
             self.parked.append(self)
             self.transport.pause_reading()
-        # looked at again when the longest waiting will have waited enough; with none waiting
-        # now (all being answered, or their bytes yet to be read), a grace from now
-        since = self.loop.time() if longest is None else longest._armed_at
-        self._room_timer = self.loop.call_at(since + IDLE_GRACE_SECONDS, self._make_room)
+        self._room_timer = self.loop.call_at(due, self._make_room)
 
-    def _room_among_parked(self, waiting: GuardedH11Protocol | None) -> bool:
+    def _room_among_parked(self, waiting: list[GuardedH11Protocol]) -> bool:
         """The parked are as many as may be: one of them that has sent nothing for the grace
         (idle, as nothing of it is read) goes, or else the one served waiting longest on
-        its client, however briefly; whether one went."""
+        its client with nothing sent unread, however briefly; whether one went."""
         now = self.loop.time()
         idle = next(
             (
@@ -259,9 +262,10 @@ class GuardedH11Protocol(H11Protocol):
         if idle is not None:
             idle._close()  # its place among the parked is this one's
             return True
-        if waiting is not None:
-            waiting._frees_no_place = True
-            waiting._close()  # its place among those served goes to one parked
+        served = next((other for other in waiting if not other._sent_unread()), None)
+        if served is not None:
+            served._frees_no_place = True
+            served._close()  # its place among those served goes to one parked
             self._unpark_next()
             return True
         return False
