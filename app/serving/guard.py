@@ -275,7 +275,9 @@ class GuardedH11Protocol(H11Protocol):
         (a request waiting, where one that sent nothing may be idle), else the one parked
         longest."""
         parked = self.parked
-        waiting = [other for other in parked if not other._dropped]
+        waiting = [
+            other for other in parked if not other._dropped and not other.transport.is_closing()
+        ]
         if not waiting:
             return
         chosen = next((other for other in waiting if other._sent_unread()), waiting[0])
