@@ -42,6 +42,16 @@ def submit(qloop, window: MainWindow, dialog: SignInDialog, problem: str | None 
         assert dialog.isVisible() and dialog.problem.text() == problem
 
 
+def demo_statement(open_window, url: str) -> tuple[MainWindow, StatementsArea]:
+    """A window on the Statements area, the demo person's first account chosen."""
+    window = open_window(url)
+    window.show_area("Statements")
+    statements = window.area(StatementsArea)
+    statements.view.client_id.setText("C0000001")
+    statements.view.account.setEditText("LT594010000000000001")
+    return window, statements
+
+
 def test_sign_in_to_a_named_server_and_remember_it(
     qtbot, qloop, sandbox, settings, open_window, memory_keyring, admin
 ):
@@ -125,30 +135,23 @@ def test_without_a_keyring_the_dialog_says_so(qtbot, qloop, sandbox, settings, o
 def test_interrupted_statement_load_runs_again_after_signing_in(
     qtbot, qloop, sandbox, settings, open_window
 ):
-    window = open_window(sandbox.url)
-    window.show_area("Statements")
-    view = window.area(StatementsArea).view
-    view.client_id.setText("C0000001")
-    view.account.setEditText("LT594010000000000001")
+    window, statements = demo_statement(open_window, sandbox.url)
+    view = statements.view
     window.session.banking.transport._client.auth = httpx.BasicAuth("demo", "expired")
     view.load_button.click()
     settle(qloop, window)
     assert window.sign_in_dialog is not None and window.sign_in_dialog.isVisible()
     assert view.model.loaded == 0
     submit(qloop, window, window.sign_in_dialog)
-    assert view.model.loaded > 0 and window.area(StatementsArea).loading.done()
+    assert view.model.loaded > 0 and statements.loading.done()
     assert view.status.text().endswith("s)")  # "N records, <from> to <to> (loaded in x s)"
 
 
 def test_rows_loaded_from_another_server_go_when_signing_in_elsewhere(
     qtbot, qloop, sandbox, settings, open_window
 ):
-    window = open_window(sandbox.url)
-    window.show_area("Statements")
-    statements = window.area(StatementsArea)
+    window, statements = demo_statement(open_window, sandbox.url)
     view = statements.view
-    view.client_id.setText("C0000001")
-    view.account.setEditText("LT594010000000000001")
     view.load_button.click()
     settle(qloop, window)
     loaded = view.model.rowCount()
@@ -323,12 +326,8 @@ def test_a_load_under_way_when_signing_in_anew_is_cancelled_not_blamed_on_the_se
 
     monkeypatch.setattr(AnswerStream, "chunks", held_once_rows_show)
     monkeypatch.setattr(Transport, "aclose", close_and_say)
-    window = open_window(sandbox.url)
-    window.show_area("Statements")
-    statements = window.area(StatementsArea)
+    window, statements = demo_statement(open_window, sandbox.url)
     view = statements.view
-    view.client_id.setText("C0000001")
-    view.account.setEditText("LT594010000000000001")
     profile = window.session.profile
 
     def sign_in_anew(*_rows) -> None:
