@@ -160,8 +160,11 @@ async def serve(server: uvicorn.Server, sock: socket.socket, started: Callable[[
     if server.started:
         # asyncio listened again with uvicorn's backlog, which is also how many it accepts in
         # one turn (`ACCEPT_BATCH`): 64 connections waited at most, and a burst's others were
-        # dropped and connected a second or two later
-        sock.listen(LISTEN_BACKLOG)
+        # dropped and connected a second or two later. Not if a stop that came while it
+        # started has closed the socket already (that raised EBADF, and the stop ended in
+        # "cannot listen", status 1)
+        if sock.fileno() != -1:
+            sock.listen(LISTEN_BACKLOG)
         started()
     await task
 

@@ -90,6 +90,28 @@ def test_a_line_a_client_can_cause_per_request_is_said_once_in_a_while_with_a_co
     assert passes("Invalid HTTP request received.") is None
 
 
+def test_a_stop_that_comes_while_the_server_starts_ends_it_without_an_error():
+    """A stop while uvicorn starts: it shuts down, closing the socket, as soon as it has
+    started, before `serve` saw it start; `serve` listened again on the closed socket, and
+    the receiver's stop ended in "cannot listen: Bad file descriptor", status 1."""
+    server: list[object] = []
+
+    async def app(scope, receive, send):
+        assert scope["type"] == "lifespan"
+        await receive()
+        server[0].should_exit = True  # a stop, as a signal sets it, while it starts
+        await send({"type": "lifespan.startup.complete"})
+        await receive()
+        await send({"type": "lifespan.shutdown.complete"})
+
+    server.append(runner.guarded_server(app))
+    sock = bind("127.0.0.1", 0)
+    said: list[str] = []
+    asyncio.run(runner.serve(server[0], sock, lambda: said.append("started")))
+    assert sock.fileno() == -1  # closed by the server's shutdown, and nothing raised
+    assert said == ["started"]
+
+
 def test_a_burst_of_connections_waits_in_the_backlog_while_the_server_is_busy():
     """The connections a server has not accepted yet wait in the kernel's backlog: a burst
     of 200 while its loop is busy all connect (asyncio listened with its accept batch of 64,
