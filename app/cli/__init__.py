@@ -19,7 +19,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.cli.gui import run
 
         return run()  # the window at once: no parser to build for no arguments
-    if arguments[0] == "sandbox":
+    serving = arguments[0] == "sandbox" or list(arguments[:2]) == ["webhooks", "serve"]
+    if serving:
         from app.serving.stopping import stop_signals_taken
 
         stop_signals_taken()  # a server: stopped gracefully by a signal from the first moment
@@ -44,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    finally:
+        if serving:
+            from app.serving.stopping import stop_signals_held
+
+            stop_signals_held()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -92,7 +98,9 @@ def _run(args: argparse.Namespace) -> int:
         from app.webhooks.workers import default_workers
 
         workers = default_workers() if args.workers is None else args.workers
-        return webhooks.serve(args.host, args.port, args.public_key, args.db, workers)
+        return webhooks.serve(
+            args.host, args.port, args.public_key, args.db, workers, grace_seconds=args.grace
+        )
     return webhooks.list_events(args.db, as_json=args.json)
 
 

@@ -183,6 +183,14 @@ def parser() -> argparse.ArgumentParser:
         default=None,
         help="processes sharing the port (Linux; default: 2 with two cores or more, else 1)",
     )
+    serve.add_argument(
+        "--grace",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long a stop waits for the answers under way (default: 5); those cut are "
+        "answered 503, unacknowledged, and sent again",
+    )
     listing = webhook_commands.add_parser("list", help="print the stored events")
     listing.add_argument("--db", help="a SQLite file or a postgresql:// URL (default: user data)")
     listing.add_argument("--json", action="store_true", help="one JSON object a line")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.cli.common import EXIT_API_FAILURE, EXIT_INVALID_INPUT
 from app.core.text import printable
+from app.webhooks.receiver import GRACE_SECONDS, MAX_GRACE_SECONDS
 from app.webhooks.signature import UnusableKey, load_public_key
 from app.webhooks.store import StoreError, StoreMissing, default_store_path, open_store
 from app.webhooks.workers import serve_forever
@@ -17,7 +18,15 @@ from app.webhooks.workers import serve_forever
 MAX_WORKERS = 16  # processes sharing the port; more than the cores only adds switching
 
 
-def serve(host: str, port: int, public_key: str | None, db: str | None, workers: int) -> int:
+def serve(
+    host: str,
+    port: int,
+    public_key: str | None,
+    db: str | None,
+    workers: int,
+    *,
+    grace_seconds: float | None = None,
+) -> int:
 
     if not 0 <= port <= 65535:
         print(f"partner-desk webhooks: --port must be from 0 to 65535, not {port}", file=sys.stderr)
@@ -25,6 +34,14 @@ def serve(host: str, port: int, public_key: str | None, db: str | None, workers:
     if not 1 <= workers <= MAX_WORKERS:
         print(
             f"partner-desk webhooks: --workers must be from 1 to {MAX_WORKERS}, not {workers}",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID_INPUT
+    grace = GRACE_SECONDS if grace_seconds is None else grace_seconds
+    if not 0 <= grace <= MAX_GRACE_SECONDS:  # nan too
+        print(
+            f"partner-desk webhooks: --grace must be from 0 to {MAX_GRACE_SECONDS} seconds, "
+            f"not {repr(grace_seconds).removesuffix('.0')}",  # as given: 3600.0001 is not 3600
             file=sys.stderr,
         )
         return EXIT_INVALID_INPUT
@@ -53,6 +70,7 @@ def serve(host: str, port: int, public_key: str | None, db: str | None, workers:
             port=port,
             announce=lambda line: print(line, flush=True),
             workers=workers,
+            grace_seconds=grace,
         )
     except OSError as exc:
         print(f"partner-desk webhooks: cannot listen on {host}:{port}: {exc}", file=sys.stderr)

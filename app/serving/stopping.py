@@ -78,3 +78,12 @@ def stop_signals_taken() -> StopRequest:
         for sign in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sign, _taken)
     return _taken
+
+
+def stop_signals_held() -> None:
+    """The server has stopped and its process is about to exit: SIGTERM and Ctrl-C are held
+    from now on (pending, never acted on). Python's finalization gives the signals their
+    default actions back, and one sent again and again while it ran ended the process with
+    -15 (or -2) after a clean stop. Called where only the main thread is left."""
+    if hasattr(signal, "pthread_sigmask"):  # not on Windows, where no SIGTERM comes
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})

@@ -43,6 +43,7 @@ RETRY_AFTER_SECONDS = 5  # told to senders while the store is unavailable
 # a stop waits this long for the answers under way, then drops them: unacknowledged, so their
 # senders send them again (a sender holding its body back would otherwise hold the stop)
 GRACE_SECONDS = 5
+MAX_GRACE_SECONDS = 3600  # `webhooks serve --grace`
 STORE_RETRY_SECONDS = 1.0  # while it is, the store is asked again at most this often
 UNLISTED_SAID = 100  # event types not in the catalogue said in the log, each once
 
@@ -313,6 +314,7 @@ def receiver_server(
     key: rsa.RSAPublicKey | None,
     head_seconds: float = HEAD_SECONDS,
     on_closed: Callable[[], None] | None = None,
+    grace_seconds: float = GRACE_SECONDS,
 ) -> uvicorn.Server:
     app = create_app(store, key)
     return guarded_server(
@@ -321,7 +323,9 @@ def receiver_server(
         head_seconds=head_seconds,
         max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
-        timeout_graceful_shutdown=GRACE_SECONDS,
+        # asyncio's wait_for(0) times out even with nothing to wait for, and uvicorn then logs
+        # an error for every stop: a grace of 0 waits a millisecond
+        timeout_graceful_shutdown=max(grace_seconds, 0.001),
         malformed_title=TITLES[400],
         on_closed=on_closed,
     )

@@ -26,14 +26,18 @@ import traceback
 from collections.abc import Callable
 from functools import partial
 
+import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.serving.runner import serve_unless_stopped
 from app.serving.sockets import bind
 from app.serving.spread import HandedSocket, SpreadingSocket, Tally
-from app.serving.stopping import StopRequest
-from app.webhooks.receiver import listening_url, receiver_server
+from app.serving.stopping import StopRequest, stop_signals_taken
+from app.webhooks.receiver import GRACE_SECONDS, listening_url, receiver_server
 from app.webhooks.store import EventStore
+
+# a receiver's server over a store, told when one of its connections closes
+ServerFor = Callable[..., uvicorn.Server]
 
 log = logging.getLogger("partner_desk.webhooks")
 
@@ -56,16 +60,20 @@ def serve_forever(
     port: int,
     announce: Callable[[str], None],
     workers: int = 1,
+    grace_seconds: float = GRACE_SECONDS,
 ) -> None:
     """Serve until interrupted; announce the address once connections are accepted. The
-    store is opened in each process (a database connection does not survive a fork)."""
+    store is opened in each process (a database connection does not survive a fork). A stop
+    waits ``grace_seconds`` for the answers under way."""
+    serving: ServerFor = partial(receiver_server, key=key, grace_seconds=grace_seconds)
     workers = workers if hasattr(os, "fork") and threading.active_count() == 1 else 1
     listening = bind(host, port)
     url = listening_url(host, listening)
     copies: list[int] = []  # each copy's process
     stopping = threading.Event()  # the first process is ending: its copies end with it
-    stop = StopRequest()  # the copies inherit it, each its own
-    previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
+    # taken since the command began (app.cli.main), for good: a stop while it starts, or a
+    # second one while it ends, is the same request; the copies inherit it, each its own
+    stop = stop_signals_taken()
     tally = Tally(workers)
     # this process's end of each copy's socket pair, by the copy's place in the tally, while
     # open: a stop closes them at once, so that the copies end beside this process
@@ -77,7 +85,7 @@ def serve_forever(
                 break
             try:
                 pid, channels[number - 1] = _start_copy(
-                    number, listening, open_store, key, channels, tally, stop
+                    number, listening, open_store, serving, channels, tally, stop
                 )
                 copies.append(pid)
             except OSError as exc:  # no process to be had: served by those there are
@@ -92,7 +100,7 @@ def serve_forever(
         try:
             serve_unless_stopped(
                 stop,
-                receiver_server(store, key, on_closed=partial(tally.closed_one, 0)),
+                serving(store, on_closed=partial(tally.closed_one, 0)),
                 listening,
                 lambda: announce(f"Webhook receiver listening on {url}"),
             )
@@ -102,17 +110,13 @@ def serve_forever(
         stopping.set()
         listening.close()
         _stop_copies(copies, channels)
-        # only now: a second signal while the copies are awaited must not end this process
-        # the default way, leaving them behind
-        for sign, handler in previous.items():
-            signal.signal(sign, handler)
 
 
 def _start_copy(
     number: int,
     listening: socket.socket,
     open_store: Callable[[], EventStore],
-    key: rsa.RSAPublicKey | None,
+    serving: ServerFor,
     earlier: dict[int, socket.socket],
     tally: Tally,
     stop: StopRequest,
@@ -134,7 +138,7 @@ def _start_copy(
             for other in earlier.values():  # the copies' before it: not its to hold
                 other.close()
             listening.close()
-            _serve_copy(number, theirs, open_store, key, tally, stop)
+            _serve_copy(number, theirs, open_store, serving, tally, stop)
             code = 0
         except BaseException:
             traceback.print_exc()
@@ -151,7 +155,7 @@ def _serve_copy(
     number: int,
     channel: socket.socket,
     open_store: Callable[[], EventStore],
-    key: rsa.RSAPublicKey | None,
+    serving: ServerFor,
     tally: Tally,
     stop: StopRequest,
 ) -> None:
@@ -161,7 +165,7 @@ def _serve_copy(
         )
     closed = partial(tally.closed_one, number - 1)
     store = open_store()
-    server = receiver_server(store, key, on_closed=closed)
+    server = serving(store, on_closed=closed)
     # the pair's end: the first process ended, however it ended, or was asked to stop
     handed = HandedSocket(
         channel,

@@ -127,6 +127,30 @@ def test_the_sandbox_stops_gracefully_on_sigterm_or_ctrl_c(sign):
     assert "Traceback" not in errors
 
 
+@pytest.mark.parametrize("sign", [signal.SIGTERM, signal.SIGINT])
+def test_the_sandbox_asked_to_stop_over_and_over_still_ends_with_status_0(sign):
+    """Signals sent again and again until it exits change nothing after the first: Python's
+    finalization gave them their default action back, and one landing then ended the
+    sandbox with -15 (or -2) after a clean stop."""
+    process = subprocess.Popen(
+        [EXE, "sandbox", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[-1]
+        assert httpx.get(f"{url}/v1/healthcheck", timeout=30).status_code == 200  # serving
+        deadline = time.monotonic() + 60  # a bound, not a measure
+        while process.poll() is None:
+            assert time.monotonic() < deadline
+            process.send_signal(sign)
+            time.sleep(0.002)
+        _out, errors = process.communicate(timeout=30)
+    finally:
+        killed_if_running(process)
+    assert process.returncode == 0
+    assert "Traceback" not in errors
+
+
 def test_a_second_ctrl_c_ends_the_sandbox_s_stop_at_once_and_says_no_fault():
     """The first Ctrl-C waits for uploads held back; a second ends the wait at once, as
     uvicorn does: each request cut is answered 503 (never acted on), and nothing is logged
