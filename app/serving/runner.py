@@ -81,6 +81,11 @@ def guarded_server(
         "backlog": batch,
     }
     settings.update(config)
+    grace = settings.get("timeout_graceful_shutdown")
+    if grace is not None:
+        # asyncio's wait_for(0) times out even with nothing to wait for, and uvicorn then
+        # logs an error for every stop: a grace of 0 waits a millisecond
+        settings["timeout_graceful_shutdown"] = max(grace, 0.001)
     server = uvicorn.Server(
         uvicorn.Config(
             app,

@@ -323,9 +323,7 @@ def receiver_server(
         head_seconds=head_seconds,
         max_connections=MAX_CONNECTIONS,
         timeout_keep_alive=30,
-        # asyncio's wait_for(0) times out even with nothing to wait for, and uvicorn then logs
-        # an error for every stop: a grace of 0 waits a millisecond
-        timeout_graceful_shutdown=max(grace_seconds, 0.001),
+        timeout_graceful_shutdown=grace_seconds,
         malformed_title=TITLES[400],
         on_closed=on_closed,
     )

@@ -25,8 +25,8 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Protocol
 
-import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.serving.runner import serve_unless_stopped
@@ -36,8 +36,16 @@ from app.serving.stopping import StopRequest, stop_signals_taken
 from app.webhooks.receiver import GRACE_SECONDS, listening_url, receiver_server
 from app.webhooks.store import EventStore
 
-# a receiver's server over a store, told when one of its connections closes
-ServerFor = Callable[..., uvicorn.Server]
+if TYPE_CHECKING:
+    import uvicorn
+
+
+class ServerFor(Protocol):
+    """A receiver's server over a store, telling ``on_closed`` of each connection that ends
+    (`receiver_server` with the process's key and grace)."""
+
+    def __call__(self, store: EventStore, *, on_closed: Callable[[], None]) -> uvicorn.Server: ...
+
 
 log = logging.getLogger("partner_desk.webhooks")
 
