@@ -808,13 +808,21 @@ def _settled_connection(url: str, then: bytes = b"") -> socket.socket:
 def _body_held_back_on_the_first(
     process: subprocess.Popen[str], url: str
 ) -> Iterator[list[socket.socket]]:
-    """Connections to a receiver of two processes, the last sending a head and a byte of its
-    body to the first process, then nothing (those handed to the copy are closed); closed at
-    the end, and the receiver killed if it still runs."""
+    """Connections to a receiver (of one or two processes), the last sending a head and a
+    byte of its body to the first process, then nothing (those handed to the copy are
+    closed); closed at the end, and the receiver killed if it still runs."""
     first = psutil.Process(process.pid)
+    copies = first.children()  # none with one process
+
+    def on_the_first_alone(sock: socket.socket) -> bool:
+        # the copy's if the copy has it: the first process closes its descriptor of a
+        # connection just after handing it over, so for a moment (longer if it is then
+        # preempted, and the copy answers meanwhile) both have it
+        return sock.getsockname() in _peers(first).difference(*map(_peers, copies))
+
     held: list[socket.socket] = []
     try:
-        while not held or held[-1].getsockname() not in _peers(first):
+        while not held or not on_the_first_alone(held[-1]):
             if held:
                 held.pop().close()  # the copy's: it would hold the copy's stop as well
             # the head read before the stop can come: a connection whose request is not read
