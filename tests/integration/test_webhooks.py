@@ -848,7 +848,9 @@ def test_two_receiver_processes_take_connections_in_turn_and_one_closed_makes_ro
         held += [_settled_connection(url) for _ in range(8)]
         on_copy = [sock for sock in held if sock.getsockname() in _peers(copy)]
         assert len(on_copy) == 4
-        assert sum(sock.getsockname() in _peers(first) for sock in held) == 4
+        # the first's alone: a connection just handed over may still be open here a moment
+        on_first = _peers(first) - _peers(copy)
+        assert sum(sock.getsockname() in on_first for sock in held) == 4
         gone = {sock.getsockname() for sock in on_copy}
         for sock in on_copy:
             held.remove(sock)
