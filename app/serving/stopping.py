@@ -81,9 +81,11 @@ def stop_signals_taken() -> StopRequest:
 
 
 def stop_signals_held() -> None:
-    """The server has stopped and its process is about to exit: SIGTERM and Ctrl-C are held
-    from now on (pending, never acted on). Python's finalization gives the signals their
-    default actions back, and one sent again and again while it ran ended the process with
-    -15 (or -2) after a clean stop. Called where only the main thread is left."""
-    if hasattr(signal, "pthread_sigmask"):  # not on Windows, where no SIGTERM comes
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    """The server has stopped and its process is about to exit: SIGTERM and Ctrl-C are
+    ignored from now on. Python's finalization gives a signal with a handler of Python's its
+    default action back (not one ignored), and one sent again and again while it ran ended
+    the process with -15 (or -2) after a clean stop. Ignored, not blocked: a mask is the
+    calling thread's, and a thread still there at the end (the receiver's copy watchers)
+    took the signal, the default way, once the main thread blocked it."""
+    for sign in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sign, signal.SIG_IGN)
