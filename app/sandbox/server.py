@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from app.sandbox.app import SandboxSettings, create_app
 from app.sandbox.banking.state import Bank
 from app.sandbox.http import SandboxState
-from app.serving.runner import BackgroundServer, guarded_server, serve_until_stopped
+from app.serving.runner import BackgroundServer, guarded_server, serve_unless_stopped
 from app.serving.sockets import bind
 from app.serving.stopping import StopRequest
 
@@ -34,11 +34,12 @@ def serve_forever(
     *,
     settle_seconds: float = 2.0,
     with_parent: bool = False,
-    stop: StopRequest | None = None,
+    stop: StopRequest,
 ) -> None:
     """Serve on this listening socket until SIGTERM or Ctrl-C (or, ``with_parent``, until
-    stdin closes), then end gracefully (status 0); ``stop``: the request the caller already
-    takes those signals with (not served at all when it was asked for already)."""
+    stdin closes), then end gracefully (status 0); ``stop``: the request the caller takes
+    those signals with (`app.serving.stopping.stop_signals_taken`; not served at all when
+    it was asked for already)."""
     server = _server(SandboxSettings(settle_seconds=settle_seconds))
 
     def started() -> None:
@@ -54,7 +55,7 @@ def serve_forever(
 
         threading.Thread(target=watch_stdin, name="parent-watch", daemon=True).start()
 
-    serve_until_stopped(server, sock, started, stop)
+    serve_unless_stopped(stop, server, sock, started)
 
 
 class BackgroundSandbox:

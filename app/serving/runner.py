@@ -18,7 +18,7 @@ import uvicorn
 
 from app.serving.guard import GuardedH11Protocol
 from app.serving.sockets import LISTEN_BACKLOG
-from app.serving.stopping import StopRequest, stopped_by_signals
+from app.serving.stopping import StopRequest
 
 log = logging.getLogger("partner_desk.serving")
 
@@ -211,22 +211,6 @@ def serve_unless_stopped(
     stop.watch(server)
     if not stop.asked:
         serve_forever(server, sock, started)
-
-
-def serve_until_stopped(
-    server: uvicorn.Server,
-    sock: socket.socket,
-    started: Callable[[], None],
-    stop: StopRequest | None = None,
-) -> None:
-    """Serve in the foreground (the main thread) until SIGTERM or Ctrl-C, which stop it
-    gracefully: it returns, and the process ends with status 0. ``stop``: the request the
-    caller already takes the signals with (`app.serving.stopping`)."""
-    if stop is not None:
-        serve_unless_stopped(stop, server, sock, started)
-        return
-    with stopped_by_signals() as stop_now:
-        serve_unless_stopped(stop_now, server, sock, started)
 
 
 class BackgroundServer:

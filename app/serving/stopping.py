@@ -3,9 +3,8 @@ Without uvicorn, so that a command can take the signals before it imports its se
 
 from __future__ import annotations
 
-import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -46,21 +45,6 @@ class StopRequest:
             self(sign, frame)
 
         server.handle_exit = handle_exit  # type: ignore[method-assign,assignment]
-
-
-@contextlib.contextmanager
-def stopped_by_signals() -> Iterator[StopRequest]:
-    """SIGTERM and Ctrl-C taken as a request to stop while inside (the main thread), the
-    handlers as they were after. A command that says it listens before its server is built
-    enters this first: a stop asked for meanwhile ends it gracefully (status 0), where the
-    default action ended it with status -15."""
-    stop = StopRequest()
-    previous = {sign: signal.signal(sign, stop) for sign in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield stop
-    finally:
-        for sign, handler in previous.items():
-            signal.signal(sign, handler)
 
 
 _taken: StopRequest | None = None
